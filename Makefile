@@ -1,0 +1,100 @@
+# Burstable CFS bandwidth, from the kernel to the container: one build graph.
+# `make demo` runs the main job, `make test` every test; see README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DELETE_ON_ERROR:
+
+B := build
+export BURST_CACHE ?= /var/cache/burst-cfs
+
+PATCHES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' kernel/series 2>/dev/null | sed 's,^,kernel/,')
+KERNEL_SRC := $(B)/kernel/src
+KERNEL_TREE_STAMP := $(B)/kernel/src.stamp
+GUEST_FRAGMENT := kernel/config/guest.config
+LOCKDEP_FRAGMENT := kernel/config/lockdep.config
+
+KERNEL := $(B)/kernel/bzImage-guest
+KERNEL_LOCKDEP := $(B)/kernel/bzImage-lockdep
+BASELINE := $(B)/baseline/vmlinuz
+
+GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -static -pthread
+KTEST_SRCS := $(wildcard tests/kernel/*.c)
+KTEST_HDRS := $(wildcard tests/kernel/*.h)
+KTEST := $(B)/tests/burst-kernel
+INITRAMFS := $(B)/tests/initramfs.cpio.gz
+
+.PHONY: all deps kernel kernel-lockdep baseline initramfs check check-series \
+	checkpatch check-series-builds test test-kernel test-stress demo clean
+
+all: kernel
+
+deps:
+	@scripts/deps.sh kernel
+
+# --- kernel ---------------------------------------------------------------
+
+$(KERNEL_TREE_STAMP): kernel/series $(PATCHES) scripts/kernel-tree.sh /usr/src/linux-source-6.1.tar.xz | deps
+	@scripts/kernel-tree.sh $(KERNEL_SRC)
+	@touch $@
+
+/usr/src/linux-source-6.1.tar.xz: | deps
+
+$(KERNEL): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) scripts/kernel-build.sh
+	@scripts/kernel-build.sh $(KERNEL_SRC) $(B)/kernel/obj-guest $@ $(GUEST_FRAGMENT)
+
+$(KERNEL_LOCKDEP): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) $(LOCKDEP_FRAGMENT) scripts/kernel-build.sh
+	@scripts/kernel-build.sh $(KERNEL_SRC) $(B)/kernel/obj-lockdep $@ $(GUEST_FRAGMENT) $(LOCKDEP_FRAGMENT)
+
+kernel: $(KERNEL)
+kernel-lockdep: $(KERNEL_LOCKDEP)
+
+$(BASELINE): scripts/baseline-kernel.sh | deps
+	@scripts/baseline-kernel.sh $@
+
+baseline: $(BASELINE)
+
+# --- in-guest test programs -------------------------------------------------
+
+$(KTEST): $(KTEST_SRCS) $(KTEST_HDRS) | deps
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $(KTEST_SRCS)
+
+$(INITRAMFS): $(KTEST) tests/qemu/init tests/qemu/mkinitramfs.sh
+	@tests/qemu/mkinitramfs.sh $@ $(KTEST)
+
+initramfs: $(INITRAMFS)
+
+# --- checks -----------------------------------------------------------------
+
+# Host only, no guest: the series applies and is checkpatch-clean.
+check: check-series checkpatch
+
+check-series: $(KERNEL_TREE_STAMP)
+
+checkpatch: $(KERNEL_TREE_STAMP)
+	@scripts/checkpatch.sh $(KERNEL_SRC) $(PATCHES)
+
+# Every prefix of the series builds (slow: one incremental build per patch).
+check-series-builds: $(KERNEL_TREE_STAMP)
+	@scripts/kernel-series-builds.sh $(KERNEL_SRC) $(B)/kernel/obj-bisect $(GUEST_FRAGMENT)
+
+test-kernel: $(KERNEL) $(BASELINE) $(INITRAMFS)
+	@tests/qemu/run-guest.sh kernel-patched $(KERNEL) $(INITRAMFS) burst-kernel patched 600
+	@tests/qemu/run-guest.sh kernel-stock $(BASELINE) $(INITRAMFS) burst-kernel stock 600
+
+test: check
+	@rm -rf $(B)/results
+	@$(MAKE) --no-print-directory test-kernel || { scripts/summary.sh $(B)/results; exit 1; }
+	@scripts/summary.sh $(B)/results
+
+test-stress: $(KERNEL_LOCKDEP) $(INITRAMFS)
+	@tests/qemu/run-guest.sh stress-lockdep $(KERNEL_LOCKDEP) $(INITRAMFS) burst-stress patched 900
+
+# --- demo ---------------------------------------------------------------------
+
+demo: $(KERNEL) $(INITRAMFS)
+	@scripts/demo.sh $(KERNEL) $(INITRAMFS)
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,20 @@
+#!/bin/bash
+# Run the kernel's checkpatch.pl --strict on every patch of our series.
+# Usage: scripts/checkpatch.sh KERNEL_SRC PATCH...
+set -euo pipefail
+src=$1
+shift
+failed=0
+for patch in "$@"; do
+	# The cover letter has no diff to check.
+	grep -q '^diff --git' "$patch" || continue
+	if out=$("$src/scripts/checkpatch.pl" --strict --no-tree --quiet --no-summary \
+		--ignore FILE_PATH_CHANGES "$patch" 2>&1); then
+		echo "checkpatch: ok   $(basename "$patch")"
+	else
+		echo "checkpatch: FAIL $(basename "$patch")"
+		echo "$out" | sed 's/^/    /'
+		failed=1
+	fi
+done
+exit $failed

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tap.h"
+
+static int tap_number;
+static int tap_failures;
+
+void tap_plan(int count)
+{
+	printf("TAP version 13\n1..%d\n", count);
+	fflush(stdout);
+}
+
+bool tap_ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++tap_number);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!cond)
+		tap_failures++;
+	return cond;
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+void tap_bail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("Bail out! ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	exit(2);
+}
+
+int tap_failed(void)
+{
+	return tap_failures;
+}

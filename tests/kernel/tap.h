@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Minimal TAP 13 producer for the in-guest suites. */
+#ifndef BURSTCFS_TAP_H
+#define BURSTCFS_TAP_H
+
+#include <stdbool.h>
+
+void tap_plan(int count);
+/* Report one test; returns cond so callers can chain on failure. */
+bool tap_ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Abort the whole suite: the harness sees the missing results. */
+void tap_bail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+int tap_failed(void);
+
+#endif

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Boot KERNEL with INITRAMFS under TCG, run one guest suite, judge its TAP.
+# Usage: tests/qemu/run-guest.sh NAME KERNEL INITRAMFS SUITE EXPECT [TIMEOUT_S] [SMP]
+#   NAME    label for logs and results (build/results/NAME.{log,result})
+#   SUITE   program under /tests in the initramfs
+#   EXPECT  'patched' or 'stock': which semantics the suite must assert
+#
+# Fails when the guest never reaches its end marker (hang, panic, timeout),
+# when any test says "not ok", when the plan count does not match, when the
+# suite exits non-zero, or when the kernel printed a warning, BUG or lockdep
+# report. /dev/kvm here cannot run a stock guest, hence TCG.
+set -euo pipefail
+
+name=$1 kernel=$2 initramfs=$3 suite=$4 expect=$5
+timeout_s=${6:-300}
+smp=${7:-2}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+results=$top/build/results
+log=$results/$name.log
+mkdir -p "$results"
+rm -f "$results/$name.result"
+
+for f in "$kernel" "$initramfs"; do
+	[[ -r $f ]] || { echo "run-guest: $f not found" >&2; exit 1; }
+done
+
+echo "run-guest: $name: booting $(basename "$kernel") (suite $suite, expect $expect, ${smp} vCPUs, timeout ${timeout_s}s)"
+start=$(date +%s)
+set +e
+timeout --foreground -k 5 "$timeout_s" \
+	qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$smp" -m 512 \
+	-kernel "$kernel" -initrd "$initramfs" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 burstcfs.suite=$suite burstcfs.expect=$expect" \
+	-display none -monitor none -serial "file:$log" -no-reboot &
+qemu=$!
+# Progress lines so a long suite is visibly alive.
+while kill -0 "$qemu" 2>/dev/null; do
+	sleep 15
+	kill -0 "$qemu" 2>/dev/null || break
+	echo "run-guest: $name: $(( $(date +%s) - start ))s, $(grep -cE '^(not )?ok ' "$log" 2>/dev/null) results so far"
+done
+wait "$qemu"
+qemu_rc=$?
+set -e
+elapsed=$(( $(date +%s) - start ))
+tr -d '\r' <"$log" >"$log.txt"
+
+passed=$(grep -cE '^ok ' "$log.txt" || true)
+failed=$(grep -cE '^not ok ' "$log.txt" || true)
+planned=$(sed -n 's/^1\.\.\([0-9]\+\).*/\1/p' "$log.txt" | tail -1)
+problems=()
+((qemu_rc == 124 || qemu_rc == 137)) && problems+=("guest timed out after ${timeout_s}s")
+grep -q '^GUEST-RESULT ' "$log.txt" || problems+=("guest never reported (no GUEST-RESULT marker)")
+guest_rc=$(sed -n 's/^GUEST-RESULT rc=\([0-9]*\).*/\1/p' "$log.txt" | tail -1)
+[[ -z $guest_rc || $guest_rc == 0 ]] || problems+=("suite exited with status $guest_rc")
+[[ -n $planned ]] || problems+=("no TAP plan line")
+[[ -z $planned || $planned == $((passed + failed)) ]] || problems+=("plan says $planned tests, $((passed + failed)) reported")
+((failed == 0)) || problems+=("$failed tests failed")
+if grep -qE 'Kernel panic|WARNING:|BUG:|possible circular locking|inconsistent lock state|sleeping function called from invalid context' "$log.txt"; then
+	problems+=("kernel reported a warning, BUG or lockdep splat")
+fi
+
+grep -E '^(not ok|Bail out)' "$log.txt" | sed "s/^/run-guest: $name: /" || true
+echo "$passed $failed" >"$results/$name.result"
+if ((${#problems[@]})); then
+	echo "run-guest: $name: FAILED after ${elapsed}s: ${problems[*]/%/;}" >&2
+	echo "run-guest: $name: last 40 lines of $log:" >&2
+	tail -40 "$log.txt" | sed 's/^/    /' >&2
+	# A guest that never reported counts as one failure even with no TAP.
+	((failed > 0)) || echo "$passed 1" >"$results/$name.result"
+	exit 1
+fi
+echo "run-guest: $name: $passed passed, 0 failed, ${elapsed}s boot-to-result"
