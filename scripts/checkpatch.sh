@@ -8,8 +8,10 @@ failed=0
 for patch in "$@"; do
 	# The cover letter has no diff to check.
 	grep -q '^diff --git' "$patch" || continue
+	# Fed on stdin: checkpatch treats a file that git tracks (ours are) as
+	# source code rather than as a patch.
 	if out=$("$src/scripts/checkpatch.pl" --strict --no-tree --quiet --no-summary \
-		--ignore FILE_PATH_CHANGES "$patch" 2>&1); then
+		--ignore FILE_PATH_CHANGES - <"$patch" 2>&1); then
 		echo "checkpatch: ok   $(basename "$patch")"
 	else
 		echo "checkpatch: FAIL $(basename "$patch")"

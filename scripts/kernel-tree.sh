@@ -5,16 +5,29 @@
 # re-applying the series only rewrites the files the patches touch (their
 # objects are rebuilt, everything else stays), and each patch becomes a commit
 # that the per-patch build check can check out.
-# Usage: scripts/kernel-tree.sh SRC_DIR [UPTO]   (UPTO: apply only the first N patches)
+# Usage: scripts/kernel-tree.sh [--check] SRC_DIR
+#   --check   only verify that every patch applies, in a scratch index: the
+#             work tree is left alone (used by `make check` and its tests)
+# KERNEL_SERIES overrides the series file (patches are found beside it).
 set -euo pipefail
 
+check_only=
+if [[ ${1:-} == --check ]]; then
+	check_only=1
+	shift
+fi
 src=$1
-upto=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=/usr/src/linux-source-6.1.tar.xz
-series=$top/kernel/series
+series=$(realpath "${KERNEL_SERIES:-$top/kernel/series}")
+patch_dir=$(dirname "$series")
 git=(git -C "$src" -c user.name=burst-cfs-build -c user.email=build@localhost
      -c advice.detachedHead=false -c gc.auto=0)
+# Fixed dates make the commit ids, and with them the kernel release string
+# (6.1.192-g<id>), depend only on the tarball and the patches: every clone
+# builds the same release and reuses the same ccache entries.
+export GIT_COMMITTER_DATE="@$(stat -c %Y "$tarball") +0000"
+export GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE
 
 [[ -r $tarball ]] || { echo "kernel-tree: $tarball missing (make deps)" >&2; exit 1; }
 
@@ -22,7 +35,7 @@ git=(git -C "$src" -c user.name=burst-cfs-build -c user.email=build@localhost
 mkdir -p "$(dirname "$src")"
 exec 9>"$src.lock"
 flock 9
-tar_id=$(stat -c '%s-%Y' "$tarball")
+tar_id="v2 $(stat -c %s-%Y "$tarball")"
 
 if [[ ! -f $src/.pristine-id || $(cat "$src/.pristine-id") != "$tar_id" ]]; then
 	echo "kernel-tree: extracting $tarball"
@@ -36,20 +49,31 @@ if [[ ! -f $src/.pristine-id || $(cat "$src/.pristine-id") != "$tar_id" ]]; then
 	echo "$tar_id" >"$src/.pristine-id"
 fi
 
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+((${#patches[@]})) || { echo "kernel-tree: $series lists no patches" >&2; exit 1; }
+
+# Apply the whole series to a scratch index first, so a patch that does not
+# apply is named before anything in the work tree changes.
+index=$(mktemp)
+trap 'rm -f "$index"' EXIT
+GIT_INDEX_FILE=$index "${git[@]}" read-tree pristine
+for patch in "${patches[@]}"; do
+	if ! out=$(GIT_INDEX_FILE=$index "${git[@]}" apply --cached "$patch_dir/$patch" 2>&1); then
+		echo "kernel-tree: patch does not apply: $patch_dir/$patch" >&2
+		echo "$out" | head -20 | sed 's/^/    /' >&2
+		exit 1
+	fi
+done
+if [[ -n $check_only ]]; then
+	echo "kernel-tree: all ${#patches[@]} patches of $series apply to pristine linux-source-6.1"
+	exit 0
+fi
+
 "${git[@]}" am --abort >/dev/null 2>&1 || true
 "${git[@]}" checkout -q --detach pristine
 "${git[@]}" reset -q --hard pristine
-
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
-[[ -n $upto ]] && patches=("${patches[@]:0:$upto}")
 for patch in "${patches[@]}"; do
-	if ! "${git[@]}" am -q "$top/kernel/$patch" >/dev/null 2>&1; then
-		echo "kernel-tree: patch does not apply: kernel/$patch" >&2
-		"${git[@]}" am --show-current-patch=diff >/dev/null 2>&1 || true
-		"${git[@]}" apply --check -v "$top/kernel/$patch" 2>&1 | grep -E 'error|rejected' | head -20 >&2 || true
-		"${git[@]}" am --abort >/dev/null 2>&1 || true
-		exit 1
-	fi
+	"${git[@]}" am -q --committer-date-is-author-date "$patch_dir/$patch" >/dev/null
 	echo "kernel-tree: applied $patch"
 done
 echo "kernel-tree: ${#patches[@]} patches applied at $("${git[@]}" rev-parse --short HEAD)"

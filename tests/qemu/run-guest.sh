@@ -4,6 +4,8 @@
 #   NAME    label for logs and results (build/results/NAME.{log,result})
 #   SUITE   program under /tests in the initramfs
 #   EXPECT  'patched' or 'stock': which semantics the suite must assert
+# Environment: RESULTS_DIR (default build/results), EXTRA_APPEND (more kernel
+# command line, e.g. for the harness's own tests).
 #
 # Fails when the guest never reaches its end marker (hang, panic, timeout),
 # when any test says "not ok", when the plan count does not match, when the
@@ -15,7 +17,7 @@ name=$1 kernel=$2 initramfs=$3 suite=$4 expect=$5
 timeout_s=${6:-300}
 smp=${7:-2}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-results=$top/build/results
+results=${RESULTS_DIR:-$top/build/results}
 log=$results/$name.log
 mkdir -p "$results"
 rm -f "$results/$name.result"
@@ -30,7 +32,7 @@ set +e
 timeout --foreground -k 5 "$timeout_s" \
 	qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$smp" -m 512 \
 	-kernel "$kernel" -initrd "$initramfs" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 burstcfs.suite=$suite burstcfs.expect=$expect" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 burstcfs.suite=$suite burstcfs.expect=$expect ${EXTRA_APPEND:-}" \
 	-display none -monitor none -serial "file:$log" -no-reboot &
 qemu=$!
 # Progress lines so a long suite is visibly alive.
