@@ -19,13 +19,17 @@ KERNEL_LOCKDEP := $(B)/kernel/bzImage-lockdep
 BASELINE := $(B)/baseline/vmlinuz
 
 GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -static -pthread
-KTEST_SRCS := $(wildcard tests/kernel/*.c)
+KTEST_COMMON := tests/kernel/tap.c tests/kernel/cg.c
+KTEST_SRCS := tests/kernel/burst-kernel.c $(wildcard tests/kernel/test-*.c) $(KTEST_COMMON)
 KTEST_HDRS := $(wildcard tests/kernel/*.h)
 KTEST := $(B)/tests/burst-kernel
+STRESS_SRCS := tests/kernel/burst-stress.c $(KTEST_COMMON)
+STRESS := $(B)/tests/burst-stress
 INITRAMFS := $(B)/tests/initramfs.cpio.gz
 
 .PHONY: all deps kernel kernel-lockdep baseline initramfs check check-series \
-	checkpatch check-series-builds test test-kernel test-stress demo clean
+	checkpatch check-host check-series-builds test test-harness test-kernel \
+	test-stress demo clean
 
 all: kernel
 
@@ -60,24 +64,37 @@ $(KTEST): $(KTEST_SRCS) $(KTEST_HDRS) | deps
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $(KTEST_SRCS)
 
-$(INITRAMFS): $(KTEST) tests/qemu/init tests/qemu/mkinitramfs.sh
-	@tests/qemu/mkinitramfs.sh $@ $(KTEST)
+$(STRESS): $(STRESS_SRCS) $(KTEST_HDRS) | deps
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $(STRESS_SRCS)
+
+$(INITRAMFS): $(KTEST) $(STRESS) tests/qemu/init tests/qemu/mkinitramfs.sh
+	@tests/qemu/mkinitramfs.sh $@ $(KTEST) $(STRESS)
 
 initramfs: $(INITRAMFS)
 
 # --- checks -----------------------------------------------------------------
 
-# Host only, no guest: the series applies and is checkpatch-clean.
-check: check-series checkpatch
+# Host only, no guest: the series applies and is checkpatch-clean, and the
+# pipeline's own scripts behave (tests/host).
+check: check-series checkpatch check-host
 
-check-series: $(KERNEL_TREE_STAMP)
+check-series: | deps
+	@scripts/kernel-tree.sh --check $(KERNEL_SRC)
 
-checkpatch: $(KERNEL_TREE_STAMP)
+checkpatch: check-series
 	@scripts/checkpatch.sh $(KERNEL_SRC) $(PATCHES)
+
+check-host: check-series
+	@tests/host/run.sh
 
 # Every prefix of the series builds (slow: one incremental build per patch).
 check-series-builds: $(KERNEL_TREE_STAMP)
 	@scripts/kernel-series-builds.sh $(KERNEL_SRC) $(B)/kernel/obj-bisect $(GUEST_FRAGMENT)
+
+# The harness itself: a guest that never reports must fail the run.
+test-harness: $(BASELINE) $(INITRAMFS)
+	@tests/qemu/selftest.sh $(BASELINE) $(INITRAMFS)
 
 test-kernel: $(KERNEL) $(BASELINE) $(INITRAMFS)
 	@tests/qemu/run-guest.sh kernel-patched $(KERNEL) $(INITRAMFS) burst-kernel patched 600
@@ -85,7 +102,7 @@ test-kernel: $(KERNEL) $(BASELINE) $(INITRAMFS)
 
 test: check
 	@rm -rf $(B)/results
-	@$(MAKE) --no-print-directory test-kernel || { scripts/summary.sh $(B)/results; exit 1; }
+	@$(MAKE) --no-print-directory test-harness test-kernel test-stress || { scripts/summary.sh $(B)/results; exit 1; }
 	@scripts/summary.sh $(B)/results
 
 test-stress: $(KERNEL_LOCKDEP) $(INITRAMFS)
@@ -93,8 +110,18 @@ test-stress: $(KERNEL_LOCKDEP) $(INITRAMFS)
 
 # --- demo ---------------------------------------------------------------------
 
-demo: $(KERNEL) $(INITRAMFS)
-	@scripts/demo.sh $(KERNEL) $(INITRAMFS)
+DEMO := $(B)/demo/burst-demo
+DEMO_INITRAMFS := $(B)/demo/initramfs.cpio.gz
+
+$(DEMO): demo/burst-demo.c | deps
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $<
+
+$(DEMO_INITRAMFS): $(DEMO) tests/qemu/init tests/qemu/mkinitramfs.sh
+	@tests/qemu/mkinitramfs.sh $@ $(DEMO)
+
+demo: $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
+	@scripts/demo.sh $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
 
 clean:
 	rm -rf $(B)

@@ -21,10 +21,11 @@ awk '!done && hunk && /^ / { sub(/^ /, " BROKEN"); done = 1 } /^@@/ { hunk = 1 }
 head_before=$(git -C "$src" rev-parse HEAD)
 status_before=$(git -C "$src" status --porcelain --untracked-files=no | md5sum)
 set +e
-out=$(KERNEL_SERIES=$tmp/series "$top/scripts/kernel-tree.sh" "$src" 2>&1)
+# --check: should the breakage ever fail to break, the real tree stays intact.
+out=$(KERNEL_SERIES=$tmp/series "$top/scripts/kernel-tree.sh" --check "$src" 2>&1)
 rc=$?
 set -e
-desc="a broken patch fails the tree preparation"
+desc="a broken patch fails the series check that precedes every tree preparation"
 ok test "$rc" -ne 0
 desc="the error names the broken patch ($second)"
 ok grep -q "does not apply: .*$second" <<<"$out"

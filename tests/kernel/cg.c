@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -96,18 +97,26 @@ int cg_destroy(const char *cg, const char *root)
 	return 0;
 }
 
-long long cg_key(const char *cg, const char *file, const char *key)
+/* The value of "key value" in a flat-keyed file's text; -1 when absent. */
+static long long flat_key(const char *buf, const char *key)
 {
-	char buf[4096], *line, *save;
 	size_t klen = strlen(key);
+	const char *line;
 
-	if (cg_read(cg, file, buf, sizeof(buf)))
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = buf; *line; line = strchrnul(line, '\n'), line += *line == '\n') {
 		if (!strncmp(line, key, klen) && line[klen] == ' ')
 			return strtoll(line + klen + 1, NULL, 10);
 	}
 	return -1;
+}
+
+long long cg_key(const char *cg, const char *file, const char *key)
+{
+	char buf[4096];
+
+	if (cg_read(cg, file, buf, sizeof(buf)))
+		return -1;
+	return flat_key(buf, key);
 }
 
 long long cg_num(const char *cg, const char *file)
@@ -124,6 +133,17 @@ long long cg_num(const char *cg, const char *file)
 	return v;
 }
 
+const char *cg_text(const char *cg, const char *file, char *buf, size_t len)
+{
+	int ret = cg_read(cg, file, buf, len);
+
+	if (ret)
+		snprintf(buf, len, "<%s>", strerror(-ret));
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
 int sysctl_write(const char *name, const char *value)
 {
 	char dir[PATH_MAX] = "/proc/sys/kernel";
@@ -134,6 +154,28 @@ int sysctl_write(const char *name, const char *value)
 long long sysctl_num(const char *name)
 {
 	return cg_num("/proc/sys/kernel", name);
+}
+
+int sysctl_get(const char *name, long long *val)
+{
+	char buf[64], *end;
+	int ret;
+
+	ret = cg_read("/proc/sys/kernel", name, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	errno = 0;
+	*val = strtoll(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+void burst_sysctls_default(void)
+{
+	/* Absent on stock kernels: nothing to restore there. */
+	sysctl_write(SYSCTL_BURST_ENABLED, "1");
+	sysctl_write(SYSCTL_BURST_ONSET, "0");
 }
 
 #define HOG_MAX 64
@@ -198,4 +240,217 @@ void sleep_usec(long long usec)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+int cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+bool cg_is_v1(const char *cg)
+{
+	return strncmp(cg, CG2_ROOT "/", strlen(CG2_ROOT) + 1) != 0;
+}
+
+int bw_sample(const char *cg, struct bw_sample *s)
+{
+	char buf[4096];
+	bool v1 = cg_is_v1(cg);
+	int ret;
+
+	/*
+	 * v1 keeps usage in another file: read it first, so that the
+	 * counters are never older than the usage they go with.
+	 */
+	if (v1) {
+		s->usage = cg_num(cg, "cpuacct.usage");
+		if (s->usage == LLONG_MIN)
+			return -EIO;
+		s->usage /= 1000;
+	}
+	ret = cg_read(cg, "cpu.stat", buf, sizeof(buf));
+	if (ret)
+		return ret;
+	s->nr_periods = flat_key(buf, "nr_periods");
+	s->nr_throttled = flat_key(buf, "nr_throttled");
+	s->nr_bursts = flat_key(buf, "nr_bursts");
+	if (!v1) {
+		s->usage = flat_key(buf, "usage_usec");
+		s->burst_usec = flat_key(buf, "burst_usec");
+		s->current_bw = flat_key(buf, "current_bw_usec");
+	} else {
+		/* The legacy files count nanoseconds. */
+		s->burst_usec = flat_key(buf, "burst_time");
+		s->current_bw = flat_key(buf, "current_bw");
+		if (s->burst_usec > 0)
+			s->burst_usec /= 1000;
+		if (s->current_bw > 0)
+			s->current_bw /= 1000;
+	}
+	if (s->usage < 0 || s->nr_periods < 0 || s->nr_throttled < 0 || s->nr_bursts < 0)
+		return -EPROTO;
+	return 0;
+}
+
+int bw_until_throttled(const char *cg, const char *watch, int hogs,
+		       long long timeout_usec, struct bw_burst *b)
+{
+	struct bw_sample s, w;
+	long long u0, thr0, wper0, start, last, t, prev = -1;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->max_bw = -1;
+	b->edge_wall = -1;
+	b->edge_usage = -1;
+	if (!watch)
+		watch = cg;
+	ret = bw_sample(cg, &s);
+	if (!ret && watch != cg)
+		ret = bw_sample(watch, &w);
+	if (ret)
+		return ret;
+	u0 = s.usage;
+	thr0 = watch == cg ? s.nr_throttled : w.nr_throttled;
+	wper0 = watch == cg ? s.nr_periods : w.nr_periods;
+	start = now_usec();
+	if (hogs > 0) {
+		ret = hog_start(cg, "cgroup.procs", hogs);
+		if (ret)
+			return ret;
+	}
+	last = now_usec();
+	for (;;) {
+		long long thr;
+
+		/* The poller sleeps: clocks are syscalls under TCG, keep it light. */
+		sleep_usec(1000);
+		ret = bw_sample(cg, &s);
+		if (!ret && watch != cg)
+			ret = bw_sample(watch, &w);
+		if (ret)
+			return ret;
+		t = now_usec();
+		if (t - last > b->max_gap)
+			b->max_gap = t - last;
+		last = t;
+		b->samples++;
+		if (s.current_bw > b->max_bw)
+			b->max_bw = s.current_bw;
+		if (b->edge_wall < 0 && (watch == cg ? s.nr_periods : w.nr_periods) > wper0) {
+			b->edge_wall = t - start;
+			b->edge_usage = b->lo;
+		}
+		thr = watch == cg ? s.nr_throttled : w.nr_throttled;
+		if (thr > thr0) {
+			b->hi = s.usage - u0;
+			b->wall = t - start;
+			return 0;
+		}
+		prev = b->lo;
+		b->lo = s.usage - u0;
+		b->refills = (watch == cg ? s.nr_periods : w.nr_periods) - wper0;
+		b->plateau = b->samples > 1 && prev == b->lo && b->lo > 0;
+		if (t - start > timeout_usec)
+			return -ETIMEDOUT;
+	}
+}
+
+int bw_reset(const char *cg)
+{
+	char buf[64];
+	int ret;
+
+	if (cg_is_v1(cg)) {
+		ret = cg_read(cg, "cpu.cfs_quota_us", buf, sizeof(buf));
+		return ret ?: cg_write(cg, "cpu.cfs_quota_us", "%s", buf);
+	}
+	ret = cg_read(cg, "cpu.max", buf, sizeof(buf));
+	return ret ?: cg_write(cg, "cpu.max", "%s", buf);
+}
+
+int bw_drain(const char *cg, int hogs, long long timeout_usec)
+{
+	struct bw_burst b;
+	int ret;
+
+	ret = bw_until_throttled(cg, NULL, hogs, timeout_usec, &b);
+	hog_stop();
+	return ret;
+}
+
+int bw_burst_after_idle(const char *cg, int hogs, long long idle_usec,
+			long long timeout_usec, long long stall_usec, struct bw_burst *b)
+{
+	long long edge;
+	int ret, run;
+
+	for (run = 1; ; run++) {
+		/*
+		 * The drain sees the throttle just after a period boundary:
+		 * counting the idle time from there starts the run early in a
+		 * period, so the pool is usually spent before the next refill
+		 * lands in the middle of it.
+		 */
+		ret = bw_until_throttled(cg, NULL, hogs, timeout_usec, b);
+		edge = now_usec();
+		hog_stop();
+		memset(b, 0, sizeof(*b));
+		/*
+		 * A guest stall while the hogs ran leaves them in debt, which
+		 * would eat the savings of the idle time to come: clear it.
+		 */
+		ret = ret ?: bw_reset(cg);
+		if (ret)
+			return ret;
+		if (edge + idle_usec > now_usec())
+			sleep_usec(edge + idle_usec - now_usec());
+		ret = bw_until_throttled(cg, NULL, hogs, timeout_usec, b);
+		if (ret) {
+			hog_stop();
+			return ret;
+		}
+		if (b->max_gap <= stall_usec || run == 3)
+			return 0;
+		tap_diag("%s: the guest stalled for %lld us during the run (lo %lld, hi %lld): measuring again",
+			 cg, b->max_gap, b->lo, b->hi);
+		hog_stop();
+	}
+}
+
+long long sleep_settled(long long usec, long long tail_usec, long long stall_usec,
+			long long max_extra_usec)
+{
+	long long start = now_usec(), t = start, prev, stalled = start - tail_usec;
+	int stalls = 0;
+
+	for (;;) {
+		prev = t;
+		sleep_usec(10000);
+		t = now_usec();
+		if (t - prev - 10000 > stall_usec) {
+			stalled = t;
+			stalls++;
+			tap_diag("the guest stalled for %lld us at +%lld us", t - prev - 10000, t - start);
+		}
+		if (t - start >= usec && (t - stalled >= tail_usec || t - start >= usec + max_extra_usec))
+			break;
+	}
+	if (t - start > usec + 20000)
+		tap_diag("slept %lld us instead of %lld: %d stalls", t - start, usec, stalls);
+	return t - start;
+}
+
+int bw_group(const char *cg, long long quota, long long period, long long burst)
+{
+	int ret;
+
+	ret = cg_create(cg);
+	if (!ret)
+		ret = cg_write(cg, "cpu.max", "%lld %lld", quota, period);
+	if (!ret)
+		ret = cg_write(cg, "cpu.max.burst", "%lld", burst);
+	return ret;
 }

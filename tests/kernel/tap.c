@@ -7,6 +7,8 @@
 
 static int tap_number;
 static int tap_failures;
+static char tap_reason[256];
+static bool tap_has_reason;
 
 void tap_plan(int count)
 {
@@ -57,4 +59,28 @@ void tap_bail(const char *fmt, ...)
 int tap_failed(void)
 {
 	return tap_failures;
+}
+
+int tap_count(void)
+{
+	return tap_number;
+}
+
+void tap_abandon(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tap_reason, sizeof(tap_reason), fmt, ap);
+	va_end(ap);
+	tap_has_reason = true;
+	tap_diag("stopping early: %s", tap_reason);
+}
+
+const char *tap_abandoned(void)
+{
+	if (!tap_has_reason)
+		return NULL;
+	tap_has_reason = false;
+	return tap_reason;
 }

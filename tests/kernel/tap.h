@@ -12,5 +12,14 @@ void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Abort the whole suite: the harness sees the missing results. */
 void tap_bail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 int tap_failed(void);
+/* How many tests were reported so far. */
+int tap_count(void);
+/*
+ * A test group stops early: record why. The driver then reports the checks
+ * the group did not reach as failed, with this reason, so the plan holds.
+ */
+void tap_abandon(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The reason recorded since the last call, or NULL; clears it. */
+const char *tap_abandoned(void);
 
 #endif

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress for CFS bandwidth burst: busy and blinking tasks run in several
+ * v2 groups while threads write random valid and invalid values to
+ * cpu.max (1, 2 and 3 fields), cpu.max.burst and the burst sysctls,
+ * migrate tasks, read every file, and create and remove groups. It then
+ * checks that nothing failed with an errno other than EINVAL, ENOENT or
+ * EBUSY, that every group is still readable, that each group's settings
+ * are what its successful writes made them, and that every group still
+ * runs within its limit. Semantics are not judged here: the suite does
+ * that. It works on kernels with and without the series (a third cpu.max
+ * field and the sysctls are probed). Meant for a lockdep kernel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cg.h"
+#include "tap.h"
+
+#define MAX_RT_US	17592186044415LL
+#define PARENT		CG2_ROOT "/stress"
+#define NGROUPS		5	/* the parent, three leaves under it, one top-level leaf */
+#define NLEAVES		4
+#define CHECKS		10
+
+static const char *const groups[NGROUPS] = {
+	PARENT, PARENT "/a", PARENT "/b", PARENT "/c", CG2_ROOT "/stress-d",
+};
+/* Leaves are groups[1..4]: tasks live there only. */
+#define LEAF(i)		groups[1 + (i)]
+
+/* What each group's settings must be: only successful writes change them. */
+struct model {
+	pthread_mutex_t lock;
+	long long quota;	/* -1: max */
+	long long period;
+	long long burst;
+};
+static struct model models[NGROUPS];
+
+static atomic_bool stop;
+static bool three_field;	/* the kernel takes burst as cpu.max's third field */
+static bool has_sysctls;
+
+/* Outcome counters. */
+static atomic_long n_ok, n_einval, n_enoent, n_ebusy, n_unexpected;
+static atomic_long n_max_writes, n_burst_writes, n_sysctl_writes, n_reads, n_moves;
+static atomic_long n_churn_groups;
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void unexpected(const char *what, int ret)
+{
+	long n = atomic_fetch_add(&n_unexpected, 1);
+
+	if (n < 10) {
+		pthread_mutex_lock(&report_lock);
+		tap_diag("unexpected: %s: %s (%d)", what, strerror(-ret), ret);
+		pthread_mutex_unlock(&report_lock);
+	}
+}
+
+/* Count a write's outcome; anything but 0/EINVAL/ENOENT/EBUSY is a finding. */
+static void tally(int ret, const char *what)
+{
+	switch (ret) {
+	case 0:
+		atomic_fetch_add(&n_ok, 1);
+		break;
+	case -EINVAL:
+		atomic_fetch_add(&n_einval, 1);
+		break;
+	case -ENOENT:
+		atomic_fetch_add(&n_enoent, 1);
+		break;
+	case -EBUSY:
+		atomic_fetch_add(&n_ebusy, 1);
+		break;
+	default:
+		unexpected(what, ret);
+	}
+}
+
+static unsigned int rnd(unsigned int *seed, unsigned int n)
+{
+	return rand_r(seed) % n;
+}
+
+static long long rnd_quota(unsigned int *seed)
+{
+	static const long long q[] = { 1000, 5000, 10000, 20000, 50000, 100000, 250000 };
+
+	return q[rnd(seed, sizeof(q) / sizeof(q[0]))];
+}
+
+/* Periods from 20 ms: shorter ones invite the timer's period scale-up under TCG. */
+static long long rnd_period(unsigned int *seed)
+{
+	static const long long p[] = { 20000, 50000, 100000, 250000, 1000000 };
+
+	return p[rnd(seed, sizeof(p) / sizeof(p[0]))];
+}
+
+static long long rnd_burst(unsigned int *seed)
+{
+	switch (rnd(seed, 8)) {
+	case 0:
+		return 0;
+	case 1:
+		return MAX_RT_US;
+	default:
+		return rnd_quota(seed) * (1 + rnd(seed, 4));
+	}
+}
+
+/* One random cpu.max write; the model follows it when it succeeds. */
+static void write_max(unsigned int *seed)
+{
+	static const char *const bad_thirds[] = { "abc", "-5", "17592186044416", "1 2" };
+	int g = rnd(seed, NGROUPS), fields = 1 + rnd(seed, 3), ret;
+	struct model *m = &models[g];
+	long long q = rnd(seed, 6) ? rnd_quota(seed) : -1, p = rnd_period(seed);
+	long long b = rnd_burst(seed);
+	char val[96], qs[32], third[40];
+	bool bad_third = false;
+
+	if (q < 0)
+		strcpy(qs, "max");
+	else
+		snprintf(qs, sizeof(qs), "%lld", q);
+	snprintf(third, sizeof(third), "%lld", b);
+	switch (rnd(seed, 10)) {
+	case 0:	/* rejected by every kernel, whatever the field count */
+		strcpy(qs, rnd(seed, 2) ? "-1" : "500");
+		break;
+	case 1:
+		p = rnd(seed, 2) ? 999 : 1000001;
+		fields = fields < 2 ? 2 : fields;
+		break;
+	case 2:	/* a third field the series rejects and stock ignores */
+		fields = 3;
+		bad_third = true;
+		strcpy(third, bad_thirds[rnd(seed, 4)]);
+		break;
+	}
+	if (fields == 1)
+		snprintf(val, sizeof(val), "%s", qs);
+	else if (fields == 2)
+		snprintf(val, sizeof(val), "%s %lld", qs, p);
+	else
+		snprintf(val, sizeof(val), "%s %lld %s", qs, p, third);
+
+	pthread_mutex_lock(&m->lock);
+	ret = cg_write(groups[g], "cpu.max", "%s", val);
+	if (!ret) {
+		m->quota = !strcmp(qs, "max") ? -1 : strtoll(qs, NULL, 10);
+		if (fields >= 2)
+			m->period = p;
+		if (fields == 3 && three_field) {
+			if (bad_third)
+				unexpected("cpu.max took a bad third field", -EPROTO);
+			else
+				m->burst = b;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	tally(ret, "write cpu.max");
+	atomic_fetch_add(&n_max_writes, 1);
+}
+
+static void write_burst(unsigned int *seed)
+{
+	static const char *const bad[] = { "-1", "abc", "17592186044416", "1.5" };
+	int g = rnd(seed, NGROUPS), ret;
+	struct model *m = &models[g];
+	long long b = rnd_burst(seed);
+	bool invalid = !rnd(seed, 4);
+	const char *badval = bad[rnd(seed, 4)];
+
+	pthread_mutex_lock(&m->lock);
+	if (invalid)
+		ret = cg_write(groups[g], "cpu.max.burst", "%s", badval);
+	else
+		ret = cg_write(groups[g], "cpu.max.burst", "%lld", b);
+	if (!ret && !invalid)
+		m->burst = b;
+	/* Stock takes any burst without a limit: then the model must follow. */
+	if (!ret && invalid)
+		m->burst = strtoll(badval, NULL, 10);
+	pthread_mutex_unlock(&m->lock);
+	tally(ret, "write cpu.max.burst");
+	atomic_fetch_add(&n_burst_writes, 1);
+}
+
+static void *writer(void *arg)
+{
+	unsigned int seed = (unsigned int)(long)arg * 7919 + 1;
+
+	while (!atomic_load(&stop)) {
+		if (rnd(&seed, 2))
+			write_max(&seed);
+		else
+			write_burst(&seed);
+		if (!rnd(&seed, 4))
+			sleep_usec(rnd(&seed, 3000));
+	}
+	return NULL;
+}
+
+static void *sysctl_writer(void *arg)
+{
+	static const char *const en[] = { "0", "1", "1", "2", "-1", "abc" };
+	static const char *const on[] = { "0", "37", "50", "100", "101", "-1", "abc" };
+	unsigned int seed = (unsigned int)(long)arg;
+	long long v;
+	int ret;
+
+	while (!atomic_load(&stop)) {
+		if (rnd(&seed, 2))
+			ret = sysctl_write(SYSCTL_BURST_ENABLED, en[rnd(&seed, 6)]);
+		else
+			ret = sysctl_write(SYSCTL_BURST_ONSET, on[rnd(&seed, 7)]);
+		tally(ret, "write a burst sysctl");
+		ret = sysctl_get(rnd(&seed, 2) ? SYSCTL_BURST_ENABLED : SYSCTL_BURST_ONSET, &v);
+		tally(ret, "read a burst sysctl");
+		atomic_fetch_add(&n_sysctl_writes, 1);
+		sleep_usec(1000 + rnd(&seed, 5000));
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	static const char *const files[] = { "cpu.max", "cpu.max.burst", "cpu.stat", "cpu.weight" };
+	char buf[4096];
+	int i, f, ret;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		for (i = 0; i < NGROUPS; i++) {
+			for (f = 0; f < 4; f++) {
+				ret = cg_read(groups[i], files[f], buf, sizeof(buf));
+				if (ret)
+					unexpected("read a stable group's file", ret);
+				atomic_fetch_add(&n_reads, 1);
+			}
+		}
+		sleep_usec(2000);
+	}
+	return NULL;
+}
+
+#define NTASKS 8
+static pid_t tasks[NTASKS];	/* even: busy loops, odd: blink (run, sleep) */
+static pid_t churn_task;
+
+static void *mover(void *arg)
+{
+	unsigned int seed = (unsigned int)(long)arg;
+	int ret;
+
+	while (!atomic_load(&stop)) {
+		ret = cg_write(LEAF(rnd(&seed, NLEAVES)), "cgroup.procs", "%d",
+			       tasks[rnd(&seed, NTASKS)]);
+		if (ret)
+			unexpected("move a task between leaves", ret);
+		atomic_fetch_add(&n_moves, 1);
+		sleep_usec(2000 + rnd(&seed, 20000));
+	}
+	return NULL;
+}
+
+/* Groups that come and go under the parent, with a task and random limits. */
+static void *churner(void *arg)
+{
+	unsigned int seed = (unsigned int)(long)arg;
+	char cg[128];
+	int n = 0, ret;
+
+	while (!atomic_load(&stop)) {
+		snprintf(cg, sizeof(cg), PARENT "/churn%d", n++ % 3);
+		ret = cg_create(cg);
+		if (ret) {
+			unexpected("create a churn group", ret);
+			sleep_usec(10000);
+			continue;
+		}
+		tally(cg_write(cg, "cpu.max.burst", "%lld", rnd_burst(&seed)), "churn burst");
+		tally(cg_write(cg, "cpu.max", "%lld %lld %lld", rnd_quota(&seed), rnd_period(&seed),
+			       rnd_burst(&seed)), "churn cpu.max");
+		ret = cg_write(cg, "cgroup.procs", "%d", churn_task);
+		if (ret)
+			unexpected("move the churn task in", ret);
+		sleep_usec(rnd(&seed, 20000));
+		tally(cg_write(cg, "cpu.max", "%lld", rnd_quota(&seed)), "churn cpu.max");
+		/* Removing a populated group is EBUSY; then empty it. */
+		if (!rnd(&seed, 4))
+			tally(rmdir(cg) ? -errno : 0, "rmdir a populated churn group");
+		ret = cg_write(LEAF(rnd(&seed, NLEAVES)), "cgroup.procs", "%d", churn_task);
+		if (ret)
+			unexpected("move the churn task out", ret);
+		ret = rmdir(cg) ? -errno : 0;
+		if (ret)
+			unexpected("remove a churn group", ret);
+		else
+			atomic_fetch_add(&n_churn_groups, 1);
+	}
+	return NULL;
+}
+
+static pid_t spawn(bool blink)
+{
+	pid_t pid = fork();
+	volatile unsigned long i;
+
+	if (pid)
+		return pid;
+	for (;;) {
+		for (i = 0; i < 200000; i++)
+			;
+		if (blink)
+			usleep(2000);
+	}
+}
+
+/* Does a third cpu.max field set burst? Probed on a scratch group. */
+static bool probe_three_field(void)
+{
+	const char *cg = CG2_ROOT "/stress-probe";
+	bool yes;
+
+	cg_create(cg);
+	cg_write(cg, "cpu.max", "10000 100000");
+	cg_write(cg, "cpu.max", "10000 100000 4000");
+	yes = cg_num(cg, "cpu.max.burst") == 4000;
+	rmdir(cg);
+	return yes;
+}
+
+static int setup(void)
+{
+	int i, ret;
+
+	ret = cg_create(PARENT);
+	ret = ret ?: cg_write(PARENT, "cgroup.subtree_control", "+cpu");
+	for (i = 0; i < NGROUPS && !ret; i++) {
+		ret = cg_create(groups[i]);
+		ret = ret ?: cg_write(groups[i], "cpu.max", "max 100000");
+		ret = ret ?: cg_write(groups[i], "cpu.max.burst", "0");
+		pthread_mutex_init(&models[i].lock, NULL);
+		models[i].quota = -1;
+		models[i].period = 100000;
+		models[i].burst = 0;
+	}
+	for (i = 0; i < NTASKS && !ret; i++) {
+		tasks[i] = spawn(i & 1);
+		if (tasks[i] < 0)
+			return -errno;
+		ret = cg_write(LEAF(i % NLEAVES), "cgroup.procs", "%d", tasks[i]);
+	}
+	if (!ret) {
+		churn_task = spawn(true);
+		ret = churn_task < 0 ? -errno : cg_write(LEAF(0), "cgroup.procs", "%d", churn_task);
+	}
+	return ret;
+}
+
+static void kill_tasks(void)
+{
+	int i;
+
+	for (i = 0; i < NTASKS; i++) {
+		if (tasks[i] > 0) {
+			kill(tasks[i], SIGKILL);
+			waitpid(tasks[i], NULL, 0);
+		}
+	}
+	if (churn_task > 0) {
+		kill(churn_task, SIGKILL);
+		waitpid(churn_task, NULL, 0);
+	}
+}
+
+/* Parse "max P" or "Q P"; false when the text is neither. */
+static bool parse_max(const char *s, long long *q, long long *p)
+{
+	char tok[32], extra;
+
+	if (sscanf(s, "%31s %lld %c", tok, p, &extra) != 2)
+		return false;
+	if (!strcmp(tok, "max")) {
+		*q = -1;
+		return true;
+	}
+	return sscanf(tok, "%lld%c", q, &extra) == 1;
+}
+
+int main(int argc, char **argv)
+{
+	long long seconds = argc > 1 ? atoll(argv[1]) : 40, start, t0, t1;
+	pthread_t th[8];
+	int nth = 0, i, ret, bad;
+	struct utsname u;
+	char buf[256];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	uname(&u);
+	tap_diag("burst-stress on %s, %d CPUs, %lld s, BURSTCFS_EXPECT=%s", u.release, cpu_count(),
+		 seconds, getenv("BURSTCFS_EXPECT") ?: "(unset)");
+	tap_plan(CHECKS);
+	ret = cg_write(CG2_ROOT, "cgroup.subtree_control", "+cpu");
+	three_field = !ret && probe_three_field();
+	has_sysctls = access("/proc/sys/kernel/" SYSCTL_BURST_ENABLED, F_OK) == 0 &&
+		      access("/proc/sys/kernel/" SYSCTL_BURST_ONSET, F_OK) == 0;
+	tap_diag("kernel takes a third cpu.max field: %s; burst sysctls: %s",
+		 three_field ? "yes" : "no", has_sysctls ? "present" : "absent");
+	ret = ret ?: setup();
+	if (!tap_ok(ret == 0, "set up %d groups and %d tasks (ret %d)", NGROUPS, NTASKS + 1, ret)) {
+		kill_tasks();
+		for (i = 2; i <= CHECKS; i++)
+			tap_ok(false, "not reached: setup failed");
+		return 1;
+	}
+
+	start = now_usec();
+	for (i = 0; i < 3; i++)
+		pthread_create(&th[nth++], NULL, writer, (void *)(long)(i + 1));
+	pthread_create(&th[nth++], NULL, sysctl_writer, (void *)11L);
+	pthread_create(&th[nth++], NULL, reader, NULL);
+	pthread_create(&th[nth++], NULL, mover, (void *)13L);
+	pthread_create(&th[nth++], NULL, churner, (void *)17L);
+	while (now_usec() - start < seconds * 1000000) {
+		sleep_usec(5000000);
+		tap_diag("%.0f s: %ld cpu.max and %ld burst writes, %ld sysctl writes, %ld reads, %ld moves, %ld churn groups",
+			 (now_usec() - start) / 1e6, atomic_load(&n_max_writes),
+			 atomic_load(&n_burst_writes), atomic_load(&n_sysctl_writes),
+			 atomic_load(&n_reads), atomic_load(&n_moves), atomic_load(&n_churn_groups));
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+
+	tap_diag("outcomes: %ld ok, %ld EINVAL, %ld ENOENT, %ld EBUSY, %ld unexpected",
+		 atomic_load(&n_ok), atomic_load(&n_einval), atomic_load(&n_enoent),
+		 atomic_load(&n_ebusy), atomic_load(&n_unexpected));
+	tap_ok(now_usec() - start >= seconds * 1000000 && atomic_load(&n_max_writes) > 100 &&
+	       atomic_load(&n_burst_writes) > 100 && atomic_load(&n_sysctl_writes) > 10 &&
+	       atomic_load(&n_moves) > 10 && atomic_load(&n_churn_groups) > 10,
+	       "ran %.1f s with every kind of operation", (now_usec() - start) / 1e6);
+	tap_ok(atomic_load(&n_ok) > 0 && atomic_load(&n_einval) > 0,
+	       "both accepted and rejected writes happened (%ld ok, %ld EINVAL)",
+	       atomic_load(&n_ok), atomic_load(&n_einval));
+	tap_ok(atomic_load(&n_unexpected) == 0, "errors were only EINVAL, ENOENT or EBUSY (%ld others)",
+	       atomic_load(&n_unexpected));
+	tap_ok(has_sysctls ? atomic_load(&n_enoent) == 0 : atomic_load(&n_enoent) > 0,
+	       "ENOENT only from absent sysctls (%ld, sysctls %s)", atomic_load(&n_enoent),
+	       has_sysctls ? "present" : "absent");
+
+	/* Every group readable, settings as the successful writes left them. */
+	for (i = 0, bad = 0; i < NGROUPS; i++) {
+		long long q, p, b = cg_num(groups[i], "cpu.max.burst");
+
+		if (cg_read(groups[i], "cpu.max", buf, sizeof(buf)) || !parse_max(buf, &q, &p) ||
+		    b < 0 || cg_key(groups[i], "cpu.stat", "nr_periods") < 0) {
+			tap_diag("%s: unreadable (cpu.max '%s')", groups[i], buf);
+			bad++;
+			continue;
+		}
+		if (q != models[i].quota || p != models[i].period || b != models[i].burst) {
+			tap_diag("%s: reads quota %lld period %lld burst %lld, writes made %lld %lld %lld",
+				 groups[i], q, p, b, models[i].quota, models[i].period, models[i].burst);
+			bad++;
+		} else {
+			tap_diag("%s: quota %lld period %lld burst %lld", groups[i], q, p, b);
+		}
+	}
+	tap_ok(bad == 0, "all %d groups readable, settings match their successful writes (%d off)",
+	       NGROUPS, bad);
+
+	/* Bounds every kernel keeps. */
+	for (i = 0, bad = 0; i < NGROUPS; i++) {
+		if (models[i].period < 1000 || models[i].period > 1000000 ||
+		    (models[i].quota != -1 && (models[i].quota < 1000 || models[i].quota > MAX_RT_US)) ||
+		    (models[i].quota != -1 && !has_sysctls && models[i].burst > models[i].quota) ||
+		    (has_sysctls && models[i].burst > MAX_RT_US))
+			bad++;
+	}
+	tap_ok(bad == 0, "periods, quotas and bursts within the kernel's bounds (%d off)", bad);
+
+	/* Every leaf still runs, and within a fresh limit. */
+	burst_sysctls_default();
+	ret = cg_write(PARENT, "cpu.max", "max 100000");
+	for (i = 0; i < NLEAVES && !ret; i++) {
+		/* Burst first: stock may hold one above the new quota. */
+		ret = cg_write(LEAF(i), "cpu.max.burst", "0");
+		ret = ret ?: cg_write(LEAF(i), "cpu.max", "20000 100000");
+		ret = ret ?: cg_write(LEAF(i), "cgroup.procs", "%d", tasks[2 * i]);
+	}
+	{
+		struct bw_sample s0[NLEAVES], s1[NLEAVES];
+		long long lo = 20000 * 10 / 2, hi;
+
+		/*
+		 * An armed period timer keeps its old expiry when the period
+		 * shrinks (mainline too): wait out the longest old period.
+		 */
+		sleep_usec(1100000);
+		for (i = 0; i < NLEAVES && !ret; i++)
+			ret = bw_sample(LEAF(i), &s0[i]);
+		t0 = now_usec();
+		sleep_usec(1000000);
+		for (i = 0; i < NLEAVES && !ret; i++)
+			ret = bw_sample(LEAF(i), &s1[i]);
+		t1 = now_usec();
+		hi = 20000 * ((t1 - t0 + 99999) / 100000 + 1) + 5000 * cpu_count();
+		for (i = 0, bad = 0; i < NLEAVES && !ret; i++) {
+			long long used = s1[i].usage - s0[i].usage;
+
+			cg_read(LEAF(i), "cgroup.procs", buf, sizeof(buf));
+			for (char *c = buf; *c; c++)
+				if (*c == '\n')
+					*c = ' ';
+			tap_diag("%s: %lld us in %.2f s under 20000/100000; nr_periods +%lld, nr_throttled +%lld, current_bw %lld; tasks %s",
+				 LEAF(i), used, (t1 - t0) / 1e6, s1[i].nr_periods - s0[i].nr_periods,
+				 s1[i].nr_throttled - s0[i].nr_throttled, s1[i].current_bw, buf);
+			if (used < lo || used > hi)
+				bad++;
+		}
+		tap_ok(!ret && !bad, "every leaf still runs, within 20000/100000: %lld..%lld us a second (%d off, ret %d)",
+		       lo, hi, bad, ret);
+	}
+
+	kill_tasks();
+	for (i = NGROUPS - 1, bad = 0; i >= 0; i--)
+		if (rmdir(groups[i]))
+			bad++;
+	tap_ok(bad == 0, "all groups removed (%d failed)", bad);
+	if (has_sysctls)
+		tap_ok(sysctl_num(SYSCTL_BURST_ENABLED) == 1 && sysctl_num(SYSCTL_BURST_ONSET) == 0,
+		       "burst sysctls back at their defaults");
+	else
+		tap_ok(sysctl_num(SYSCTL_BURST_ENABLED) == LLONG_MIN, "burst sysctls still absent");
+	return tap_failed() ? 1 : 0;
+}
