@@ -62,8 +62,20 @@ fi
 
 echo "kernel-build: building bzImage in $obj (ccache: $CCACHE_DIR)"
 start=$(date +%s)
-"${kmake[@]}" bzImage 2>&1 | tee "$obj/build.log" | grep --line-buffered -E '^\s+(LD|AR)\s|error|warning:' || true
-[[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "kernel-build: make failed, tail of $obj/build.log:" >&2; tail -30 "$obj/build.log" >&2; exit 1; }
+# A heartbeat instead of kbuild's thousands of lines: a cold build takes
+# a quarter of an hour on two cores.
+(while sleep 30; do
+	echo "kernel-build: $(( $(date +%s) - start )) s, $(grep -c '^  CC ' "$obj/build.log" 2>/dev/null) files compiled"
+done) &
+heartbeat=$!
+trap 'kill $heartbeat 2>/dev/null || true' EXIT
+set +e
+"${kmake[@]}" bzImage >"$obj/build.log" 2>&1
+rc=$?
+set -e
+kill $heartbeat 2>/dev/null || true
+grep -E 'warning:|error:' "$obj/build.log" | head -20 || true
+((rc == 0)) || { echo "kernel-build: make failed, tail of $obj/build.log:" >&2; tail -30 "$obj/build.log" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
 cp "$obj/arch/x86/boot/bzImage" "$out"
 echo "kernel-build: $out ($(make -s -C "$src" O="$obj" kernelrelease)) in $(( $(date +%s) - start )) s"
