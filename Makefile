@@ -27,22 +27,26 @@ STRESS_SRCS := tests/kernel/burst-stress.c $(KTEST_COMMON)
 STRESS := $(B)/tests/burst-stress
 INITRAMFS := $(B)/tests/initramfs.cpio.gz
 
-.PHONY: all deps kernel kernel-lockdep baseline initramfs check check-series \
+.PHONY: all deps deps-kernel kernel kernel-lockdep baseline initramfs check check-series \
 	checkpatch check-host check-series-builds test test-harness test-kernel \
 	test-stress demo clean
 
 all: kernel
 
-deps:
+# Everything every target needs, from Debian's archive (idempotent). Each
+# target also depends on the part it needs, so `make test` alone works.
+deps: deps-kernel deps-crun image-deps bench-deps
+
+deps-kernel:
 	@scripts/deps.sh kernel
 
 # --- kernel ---------------------------------------------------------------
 
-$(KERNEL_TREE_STAMP): kernel/series $(PATCHES) scripts/kernel-tree.sh /usr/src/linux-source-6.1.tar.xz | deps
+$(KERNEL_TREE_STAMP): kernel/series $(PATCHES) scripts/kernel-tree.sh /usr/src/linux-source-6.1.tar.xz | deps-kernel
 	@scripts/kernel-tree.sh $(KERNEL_SRC)
 	@touch $@
 
-/usr/src/linux-source-6.1.tar.xz: | deps
+/usr/src/linux-source-6.1.tar.xz: | deps-kernel
 
 $(KERNEL): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) scripts/kernel-build.sh
 	@scripts/kernel-build.sh $(KERNEL_SRC) $(B)/kernel/obj-guest $@ $(GUEST_FRAGMENT)
@@ -53,18 +57,18 @@ $(KERNEL_LOCKDEP): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) $(LOCKDEP_FRAGMENT) sc
 kernel: $(KERNEL)
 kernel-lockdep: $(KERNEL_LOCKDEP)
 
-$(BASELINE): scripts/baseline-kernel.sh | deps
+$(BASELINE): scripts/baseline-kernel.sh | deps-kernel
 	@scripts/baseline-kernel.sh $@
 
 baseline: $(BASELINE)
 
 # --- in-guest test programs -------------------------------------------------
 
-$(KTEST): $(KTEST_SRCS) $(KTEST_HDRS) | deps
+$(KTEST): $(KTEST_SRCS) $(KTEST_HDRS) | deps-kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $(KTEST_SRCS)
 
-$(STRESS): $(STRESS_SRCS) $(KTEST_HDRS) | deps
+$(STRESS): $(STRESS_SRCS) $(KTEST_HDRS) | deps-kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $(STRESS_SRCS)
 
@@ -77,9 +81,9 @@ initramfs: $(INITRAMFS)
 
 # Host only, no guest: the series applies and is checkpatch-clean, and the
 # pipeline's own scripts behave (tests/host).
-check: check-series checkpatch check-host
+check: check-series checkpatch check-host check-crun check-bench
 
-check-series: | deps
+check-series: | deps-kernel
 	@scripts/kernel-tree.sh --check $(KERNEL_SRC)
 
 checkpatch: check-series
@@ -102,7 +106,7 @@ test-kernel: $(KERNEL) $(BASELINE) $(INITRAMFS)
 
 test: check
 	@rm -rf $(B)/results
-	@$(MAKE) --no-print-directory test-harness test-kernel test-stress || { scripts/summary.sh $(B)/results; exit 1; }
+	@$(MAKE) --no-print-directory test-harness test-kernel test-stress test-crun e2e || { scripts/summary.sh $(B)/results; exit 1; }
 	@scripts/summary.sh $(B)/results
 
 test-stress: $(KERNEL_LOCKDEP) $(INITRAMFS)
@@ -113,7 +117,7 @@ test-stress: $(KERNEL_LOCKDEP) $(INITRAMFS)
 DEMO := $(B)/demo/burst-demo
 DEMO_INITRAMFS := $(B)/demo/initramfs.cpio.gz
 
-$(DEMO): demo/burst-demo.c | deps
+$(DEMO): demo/burst-demo.c | deps-kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $<
 
@@ -125,3 +129,10 @@ demo: $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
 
 clean:
 	rm -rf $(B)
+
+# --- the rest of the stack: crun, the mkosi image and its e2e suite, the
+# benchmark. Each file lists its targets.
+include mk/crun.mk
+IMAGE_CRUN_DEB := $(CRUN_DEB)
+include mk/image.mk
+include mk/bench.mk

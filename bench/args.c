@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/* burstbench's command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bb.h"
+
+#define MAX_THREADS	4096
+#define MAX_BATCH	65536
+#define MAX_RATE	1e6		/* requests per second */
+#define MAX_CPUTIME_US	60000000ULL	/* one minute per request */
+#define MAX_RUNTIME_S	86400.0
+#define MAX_WARMUP_S	3600.0
+
+const char bb_usage[] =
+"Usage: burstbench [OPTION]...\n"
+"A bursty request load: one message thread wakes batches of worker threads\n"
+"at a fixed request rate; each request spins a fixed CPU time. Reports the\n"
+"latency each request saw beyond its own CPU time (completion - scheduled\n"
+"start - CPU time: queueing and throttling delay) and the cgroup's cpu.stat\n"
+"deltas over the run.\n"
+"\n"
+"  -t, --threads N     worker threads (default 2)\n"
+"  -b, --batch N       requests per wake-up (default: --threads)\n"
+"  -R, --rate RPS      requests per second; batches come every batch/RPS s\n"
+"                      (default 20)\n"
+"  -c, --cputime USEC  CPU time per request, microseconds (default 10000)\n"
+"  -r, --runtime SEC   measured run time, seconds (default 10)\n"
+"  -w, --warmup SEC    unmeasured run before it, seconds (default 2)\n"
+"  -g, --cgroup DIR    cgroup whose cpu.stat to report: a directory, absolute\n"
+"                      or relative to the cgroup2 mount (default: our own)\n"
+"  -j, --json          one JSON object on stdout instead of the table\n"
+"  -h, --help          this text\n"
+"\n"
+"Bad arguments exit with status 2.\n";
+
+static const struct option longopts[] = {
+	{ "threads", required_argument, NULL, 't' },
+	{ "batch", required_argument, NULL, 'b' },
+	{ "rate", required_argument, NULL, 'R' },
+	{ "cputime", required_argument, NULL, 'c' },
+	{ "runtime", required_argument, NULL, 'r' },
+	{ "warmup", required_argument, NULL, 'w' },
+	{ "cgroup", required_argument, NULL, 'g' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void bb_opts_default(struct bb_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->threads = 2;
+	o->rate = 20;
+	o->cputime_us = 10000;
+	o->runtime_s = 10;
+	o->warmup_s = 2;
+}
+
+static enum bb_parse fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return BB_PARSE_ERROR;
+}
+
+/* A plain decimal integer in [min, max]: no sign, no spaces, no suffix. */
+static bool parse_uint(const char *s, unsigned long long min, unsigned long long max,
+		       unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A finite decimal number in (min, max] (or [min, max] when min_ok). */
+static bool parse_num(const char *s, double min, bool min_ok, double max, double *out)
+{
+	double v;
+	char *end;
+
+	if (((*s < '0' || *s > '9') && *s != '.') || strpbrk(s, "xX"))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v > max || v < min || (v == min && !min_ok))
+		return false;
+	*out = v;
+	return true;
+}
+
+enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err, size_t errlen)
+{
+	unsigned long long u;
+	bool batch_set = false;
+	int c;
+
+	bb_opts_default(o);
+	err[0] = '\0';
+	optind = 0;	/* glibc: start over, also when called again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:b:R:c:r:w:g:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (!parse_uint(optarg, 1, MAX_THREADS, &u))
+				return fail(err, errlen, "--threads: '%s' is not an integer from 1 to %d",
+					    optarg, MAX_THREADS);
+			o->threads = u;
+			break;
+		case 'b':
+			if (!parse_uint(optarg, 1, MAX_BATCH, &u))
+				return fail(err, errlen, "--batch: '%s' is not an integer from 1 to %d",
+					    optarg, MAX_BATCH);
+			o->batch = u;
+			batch_set = true;
+			break;
+		case 'R':
+			if (!parse_num(optarg, 0, false, MAX_RATE, &o->rate))
+				return fail(err, errlen,
+					    "--rate: '%s' is not a number of requests per second above 0 and at most %.0f",
+					    optarg, MAX_RATE);
+			break;
+		case 'c':
+			if (!parse_uint(optarg, 1, MAX_CPUTIME_US, &u))
+				return fail(err, errlen,
+					    "--cputime: '%s' is not a number of microseconds from 1 to %llu",
+					    optarg, MAX_CPUTIME_US);
+			o->cputime_us = u;
+			break;
+		case 'r':
+			if (!parse_num(optarg, 0, false, MAX_RUNTIME_S, &o->runtime_s))
+				return fail(err, errlen,
+					    "--runtime: '%s' is not a number of seconds above 0 and at most %.0f",
+					    optarg, MAX_RUNTIME_S);
+			break;
+		case 'w':
+			if (!parse_num(optarg, 0, true, MAX_WARMUP_S, &o->warmup_s))
+				return fail(err, errlen,
+					    "--warmup: '%s' is not a number of seconds from 0 to %.0f",
+					    optarg, MAX_WARMUP_S);
+			break;
+		case 'g':
+			if (!*optarg)
+				return fail(err, errlen, "--cgroup: empty path");
+			o->cgroup = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			return BB_PARSE_HELP;
+		case ':':
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c'", optopt);
+			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+	if (!batch_set)
+		o->batch = o->threads;
+	return BB_PARSE_OK;
+}

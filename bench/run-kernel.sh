@@ -1,0 +1,101 @@
+#!/bin/bash
+# The benchmark on the initramfs guest: boot our kernel, then Debian's, each
+# running every bench run for it in one boot (bench/suite.sh as
+# /tests/bench-suite), then turn the serial logs into docs/benchmarks.md and
+# docs/benchmarks.png (bench/report.py).
+# Usage: bench/run-kernel.sh OUR_KERNEL STOCK_KERNEL INITRAMFS OUTDIR
+# Environment: BENCH_RUNTIME, BENCH_WARMUP (seconds per run; default 15, 2),
+# BENCH_ONLY (run names, comma-separated), BENCH_ATTEMPTS, BENCH_STALL_US
+# (see bench/suite.sh), BENCH_QUIET_WAIT (seconds to wait, before each boot,
+# for other QEMU guests on this host to finish; default 600), BENCH_DOCS
+# (default docs/).
+#
+# Timing under TCG is only meaningful when our guest has the host's CPUs to
+# itself: before each boot this waits for other QEMU guests to finish, and
+# a boot during which another guest ran is booted once more.
+set -euo pipefail
+
+ours=$1 stock=$2 initramfs=$3 out=$4
+top=$(cd "$(dirname "$0")/.." && pwd)
+docs=${BENCH_DOCS:-$top/docs}
+runtime=${BENCH_RUNTIME:-15} warmup=${BENCH_WARMUP:-2} attempts=${BENCH_ATTEMPTS:-2}
+# Up to 7 runs per boot, each try run time + warm-up + a few seconds of
+# set-up, plus the boot itself; generous, since a busy host slows TCG down.
+timeout_s=$(( 7 * attempts * (${runtime%.*} + ${warmup%.*} + 10) + 180 ))
+append="BENCH_RUNTIME=$runtime BENCH_WARMUP=$warmup BENCH_ATTEMPTS=$attempts"
+append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
+
+# How long some host task waited for a CPU (PSI), in microseconds so far.
+cpu_wait_us() { sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/cpu 2>/dev/null || echo 0; }
+# QEMU guests on this host other than ours (ours boots $initramfs).
+others() {
+	local pid n=0
+	for pid in $(pgrep -x qemu-system-x86 || true); do
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$initramfs" || n=$((n + 1))
+	done
+	echo "$n"
+}
+# Wait for the other guests, for up to BENCH_QUIET_WAIT seconds.
+wait_quiet() {
+	local waited=0 limit=${BENCH_QUIET_WAIT:-600} n
+	while n=$(others); ((n > 0 && waited < limit)); do
+		((waited % 60)) || echo "bench-kernel: waiting for $n other QEMU guest(s) to finish (${waited}s of ${limit}s)"
+		sleep 10
+		waited=$((waited + 10))
+	done
+	((n == 0)) || echo "bench-kernel: warning: $n other QEMU guest(s) still running; figures will be noisy" >&2
+}
+# Record in FILE the most other guests seen at once, every 2 s, until killed.
+watch_others() {
+	local most=0 n
+	echo 0 >"$1"
+	while :; do
+		n=$(others)
+		((n <= most)) || { most=$n; echo "$most" >"$1"; }
+		sleep 2
+	done
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+start=$(date +%s) boots_ms=0
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+notes=()
+for kernel in patched stock; do
+	[[ $kernel == patched ]] && image=$ours || image=$stock
+	for boot in 1 2; do
+		wait_quiet
+		watch_others "$out/others-$kernel" &
+		watcher=$!
+		t0=$(date +%s%N) w0=$(cpu_wait_us)
+		rc=0
+		RESULTS_DIR=$out EXTRA_APPEND=$append \
+			"$top/tests/qemu/run-guest.sh" "bench-$kernel" "$image" "$initramfs" \
+			bench-suite "$kernel" "$timeout_s" || rc=$?
+		w1=$(cpu_wait_us) t1=$(date +%s%N)
+		kill "$watcher"
+		wait "$watcher" 2>/dev/null || true
+		((rc == 0)) || exit "$rc"
+		boots_ms=$(( boots_ms + (t1 - t0) / 1000000 ))
+		seen=$(cat "$out/others-$kernel")
+		note="$kernel boot $boot: host CPU pressure $(( (w1 - w0) * 100 / ((t1 - t0) / 1000) ))%, other QEMU guests alongside: $seen"
+		notes+=("$note")
+		((seen > 0 && boot == 1)) || break
+		echo "bench-kernel: $seen other QEMU guest(s) ran during the $kernel boot; booting it again"
+	done
+done
+elapsed=$(( $(date +%s) - start ))
+
+release() { sed -n 's/^GUEST-BEGIN kernel=\([^ ]*\).*/\1/p' "$out/bench-$1.log.txt"; }
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')"
+	echo "host: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "guest: $(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG, 2 vCPUs, 512 MiB; kernels $(release patched) (ours) and $(release stock) (Debian's)"
+	for note in "${notes[@]}"; do echo "$note"; done
+	echo "host CPU pressure: share of the boot in which some host task waited for a CPU (/proc/pressure/cpu), our guest's own QEMU threads included"
+	echo "runs: ${runtime} s measured after ${warmup} s warm-up each, up to $attempts tries when the host stalled a request by more than $(( ${BENCH_STALL_US:-20000} / 1000 )) ms; the boots took $(( boots_ms / 1000 )) s (${elapsed} s with waiting)"
+} >"$out/info.txt"
+python3 "$top/bench/report.py" --template "$top/bench/benchmarks.md.in" \
+	--md "$docs/benchmarks.md" --png "$docs/benchmarks.png" --info "$out/info.txt" \
+	"$out/bench-patched.log.txt" "$out/bench-stock.log.txt"
+echo "bench-kernel: $(( boots_ms / 1000 ))s in the guests, ${elapsed}s in all; logs in $out"

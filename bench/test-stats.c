@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Percentiles, the summary and the usage bound. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bb.h"
+#include "check.h"
+
+static bool eq(const char *what, uint64_t got, uint64_t want)
+{
+	if (!check(got == want, "%s = %" PRIu64, what, want))
+		check_diag("got %" PRIu64, got);
+	return got == want;
+}
+
+/* 1..n in a scrambled order (n coprime with 7919 keeps it a permutation). */
+static uint64_t *scrambled(size_t n)
+{
+	uint64_t *v = malloc(n * sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = (i * 7919) % n + 1;
+	return v;
+}
+
+static void test_percentile(void)
+{
+	uint64_t four[] = { 10, 20, 30, 40 }, one[] = { 7 };
+	uint64_t *v;
+	size_t i;
+
+	eq("percentile of no samples", bb_percentile(four, 0, 50), 0);
+	eq("p50 of one sample", bb_percentile(one, 1, 50), 7);
+	eq("p99.9 of one sample", bb_percentile(one, 1, 99.9), 7);
+	eq("p50 of 10,20,30,40 (nearest rank 2)", bb_percentile(four, 4, 50), 20);
+	eq("p75 of 10,20,30,40", bb_percentile(four, 4, 75), 30);
+	eq("p76 of 10,20,30,40 rounds the rank up", bb_percentile(four, 4, 76), 40);
+	eq("p0 is the minimum", bb_percentile(four, 4, 0), 10);
+	eq("p100 is the maximum", bb_percentile(four, 4, 100), 40);
+	eq("p150 is clamped to the maximum", bb_percentile(four, 4, 150), 40);
+
+	v = malloc(1000 * sizeof(*v));
+	for (i = 0; i < 1000; i++)
+		v[i] = i + 1;
+	eq("p50 of 1..1000", bb_percentile(v, 1000, 50), 500);
+	eq("p99 of 1..1000", bb_percentile(v, 1000, 99), 990);
+	eq("p99.5 of 1..1000", bb_percentile(v, 1000, 99.5), 995);
+	eq("p99.9 of 1..1000 (rank 999, not 1000)", bb_percentile(v, 1000, 99.9), 999);
+	free(v);
+}
+
+static void test_summary(void)
+{
+	static const uint64_t want[BB_NPCT] = { 50, 75, 90, 95, 99, 100, 100 };
+	uint64_t same[5] = { 3, 3, 3, 3, 3 }, big[2] = { UINT64_MAX - 1, UINT64_MAX - 3 };
+	struct bb_summary s;
+	bool sorted = true;
+	uint64_t *v;
+	size_t i;
+
+	v = scrambled(100);
+	bb_summarise(v, 100, &s);
+	for (i = 1; i < 100; i++)
+		sorted &= v[i - 1] <= v[i];
+	check(sorted, "summarise sorts the samples in place");
+	eq("count of 100 samples", s.n, 100);
+	eq("min of a scrambled 1..100", s.min, 1);
+	eq("max of a scrambled 1..100", s.max, 100);
+	eq("mean of 1..100 (50.5 rounds up)", s.mean, 51);
+	for (i = 0; i < BB_NPCT; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s of a scrambled 1..100", bb_pct_names[i]);
+		eq(what, s.pct[i], want[i]);
+	}
+	free(v);
+
+	/* Two outliers in 200: p99 is still a regular sample, p99.5 is not. */
+	v = malloc(200 * sizeof(*v));
+	for (i = 0; i < 200; i++)
+		v[i] = i < 2 ? 100000 : 10;
+	bb_summarise(v, 200, &s);
+	eq("p99 of 198 x 10 and 2 x 100000", s.pct[4], 10);
+	eq("p99.5 of 198 x 10 and 2 x 100000", s.pct[5], 100000);
+	free(v);
+
+	bb_summarise(same, 5, &s);
+	check(s.min == 3 && s.max == 3 && s.mean == 3 && s.pct[0] == 3 && s.pct[6] == 3,
+	      "equal samples: every statistic is that value");
+	bb_summarise(big, 2, &s);
+	eq("mean of values near 2^64 does not overflow", s.mean, UINT64_MAX - 2);
+	bb_summarise(same, 0, &s);
+	check(!s.n && !s.min && !s.max && !s.mean && !s.pct[0] && !s.pct[6],
+	      "no samples: everything is 0");
+}
+
+static void test_bound(void)
+{
+	eq("no quota: no bound", bb_usage_bound(0, 100000, 0, 1000000), UINT64_MAX);
+	eq("elapsed 0: one period's quota + burst", bb_usage_bound(70000, 100000, 40000, 0),
+	   110000);
+	eq("exactly 10 periods touch 11", bb_usage_bound(70000, 100000, 40000, 1000000),
+	   70000 * 11 + 40000);
+	eq("10.5 periods touch 12", bb_usage_bound(10000, 50000, 30000, 525000),
+	   10000 * 12 + 30000);
+	eq("burst 0: quota per period only", bb_usage_bound(10000, 50000, 0, 100000), 30000);
+}
+
+void test_stats(void)
+{
+	test_percentile();
+	test_summary();
+	test_bound();
+}

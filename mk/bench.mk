@@ -1,0 +1,47 @@
+# burstbench and the benchmark (bench/, docs/benchmarks.md).
+# Included by the top Makefile, after its definitions of B, KERNEL,
+# BASELINE and GUEST_CFLAGS. Targets:
+#   burstbench    build/bench/burstbench, static (runs in a scratch container)
+#   check-bench   host unit tests: statistics, arguments, cgroup parsers, the binary
+#   bench-kernel  the benchmark in the initramfs guest, our kernel and Debian's;
+#                 regenerates docs/benchmarks.md and docs/benchmarks.png
+#   bench-deps    gnuplot for the plot (bench/deps.sh)
+
+BENCH_DIR := $(B)/bench
+BURSTBENCH := $(BENCH_DIR)/burstbench
+BURSTBENCH_LIB := bench/args.c bench/stats.c bench/cgroup.c
+BURSTBENCH_SRCS := bench/burstbench.c $(BURSTBENCH_LIB)
+BENCH_TEST := $(BENCH_DIR)/test-bench
+BENCH_TEST_SRCS := bench/test-main.c bench/test-stats.c bench/test-args.c \
+	bench/test-cgroup.c bench/test-cli.c $(BURSTBENCH_LIB)
+BENCH_SUITE := $(BENCH_DIR)/bench-suite
+BENCH_INITRAMFS := $(BENCH_DIR)/initramfs.cpio.gz
+
+.PHONY: burstbench check-bench bench-kernel bench-deps
+
+bench-deps:
+	@bench/deps.sh
+
+$(BURSTBENCH): $(BURSTBENCH_SRCS) bench/bb.h | deps-kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $(BURSTBENCH_SRCS) -lm
+
+burstbench: $(BURSTBENCH)
+
+$(BENCH_TEST): $(BENCH_TEST_SRCS) bench/bb.h bench/check.h | deps-kernel
+	@mkdir -p $(@D)
+	gcc -O2 -g -Wall -Wextra -Werror -o $@ $(BENCH_TEST_SRCS) -lm
+
+check-bench: $(BENCH_TEST) $(BURSTBENCH)
+	@$(BENCH_TEST) $(BURSTBENCH)
+
+$(BENCH_SUITE): bench/suite.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(BENCH_INITRAMFS): $(BURSTBENCH) $(BENCH_SUITE) tests/qemu/init tests/qemu/mkinitramfs.sh
+	@tests/qemu/mkinitramfs.sh $@ $(BURSTBENCH) $(BENCH_SUITE)
+
+# Not a test: prints figures and never fails on a missed target.
+bench-kernel: $(KERNEL) $(BASELINE) $(BENCH_INITRAMFS) | bench-deps
+	@bench/run-kernel.sh $(KERNEL) $(BASELINE) $(BENCH_INITRAMFS) $(BENCH_DIR)/results

@@ -1,0 +1,57 @@
+# The mkosi end-to-end image and its suite (docs/image.md).
+# Included by the top Makefile after its definitions of B, KERNEL and
+# BASELINE. Targets:
+#   image-deps   mkosi 24 (bookworm-backports), mtools, reprepro, qemu... (scripts/image-deps.sh)
+#   image        build/image/image.raw + build/image/initrd-stock.cpio.gz
+#   e2e          the e2e suite on our kernel, then on Debian's stock kernel
+#   e2e-patched  the suite on our kernel only
+#   e2e-stock    the suite on Debian's stock kernel only
+#   image-demo   boots the image on both kernels: a bursty container without
+#                and with burst, as a table
+# Variables:
+#   IMAGE_CRUN_DEB  our crun .deb (a file or a make target that builds it);
+#                   empty: the image gets Debian's crun and the burst cases fail
+#   E2E_TIMEOUT     seconds one boot may take (default 900)
+
+IMAGE_DIR := $(B)/image
+IMAGE := $(IMAGE_DIR)/image.raw
+IMAGE_STOCK_INITRD := $(IMAGE_DIR)/initrd-stock.cpio.gz
+IMAGE_CRUN_DEB ?=
+E2E_TIMEOUT ?= 900
+IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
+	tests/e2e/suite.sh tests/e2e/demo.sh tests/e2e/burst-spin.c tests/e2e/stock-initrd-init \
+	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh
+# Rebuild when the choice of crun changes, not only when its file does.
+IMAGE_CRUN_CHOICE := $(IMAGE_DIR)/crun-choice
+
+.PHONY: image-deps image e2e e2e-patched e2e-stock image-demo FORCE
+
+image-deps:
+	@scripts/image-deps.sh
+
+$(IMAGE_CRUN_CHOICE): FORCE
+	@mkdir -p $(@D)
+	@echo '$(IMAGE_CRUN_DEB)' | cmp -s - $@ || echo '$(IMAGE_CRUN_DEB)' >$@
+
+$(IMAGE) $(IMAGE_STOCK_INITRD) &: $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_CRUN_DEB) $(IMAGE_CRUN_CHOICE) | image-deps
+	@scripts/image-build.sh $(IMAGE_DIR) $(BASELINE) $(IMAGE_CRUN_DEB)
+
+image: $(IMAGE) $(IMAGE_STOCK_INITRD)
+
+e2e-patched: $(KERNEL) $(IMAGE)
+	@tests/e2e/run-image.sh e2e-patched $(KERNEL) none $(IMAGE) patched $(E2E_TIMEOUT)
+
+e2e-stock: $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
+	@tests/e2e/run-image.sh e2e-stock $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) stock $(E2E_TIMEOUT)
+
+# Both boots run even when the first fails; the target fails if either did.
+e2e: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
+	@rc=0; \
+	tests/e2e/run-image.sh e2e-patched $(KERNEL) none $(IMAGE) patched $(E2E_TIMEOUT) || rc=1; \
+	tests/e2e/run-image.sh e2e-stock $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) stock $(E2E_TIMEOUT) || rc=1; \
+	exit $$rc
+
+image-demo: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
+	@scripts/image-demo.sh $(KERNEL) $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE)
+
+FORCE:

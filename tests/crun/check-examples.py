@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""Check every example of oci-spec/ (TAP).
+
+- each examples/*.json validates against the runtime-spec JSON schema that
+  Debian's crun is built with;
+- each config, and each container of the pod, gives the burst listed in
+  examples/expected.txt when crun's own parser reads it;
+- each row of the table in annotation.md gives its result through that
+  parser;
+- the containerd and CRI-O settings parse and let run.oci.cpu.burst through.
+
+Usage: check-examples.py OCI_SPEC_DIR UNIT_TEST_BINARY [SCHEMA_DIR]
+The unit test binary (tests_libcrun_cpu_burst, built with the package) parses
+with `annotation VALUE NAME QUOTA` and `config FILE`.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import warnings
+
+import jsonschema
+import yaml
+
+ANNOTATION = "run.oci.cpu.burst"
+PERIOD_US = 100000  # kubelet's CFS period
+
+spec_dir, parser = sys.argv[1], sys.argv[2]
+schema_dir = sys.argv[3] if len(sys.argv) > 3 else \
+    "/usr/share/gocode/src/github.com/opencontainers/runtime-spec/schema"
+examples = os.path.join(spec_dir, "examples")
+n = 0
+failed = 0
+
+
+def report(ok, what):
+    global n, failed
+    n += 1
+    if not ok:
+        failed += 1
+    print(f"{'' if ok else 'not '}ok {n} - {what}")
+
+
+def parse(*args):
+    r = subprocess.run([parser, *args], capture_output=True, text=True)
+    return r.stdout.strip() or r.stderr.strip()
+
+
+def quota_of(limit):
+    """The CFS quota kubelet gives a CPU limit ("500m", "2", "0.5")."""
+    if limit is None:
+        return 0
+    limit = str(limit)
+    milli = int(limit[:-1]) if limit.endswith("m") else int(float(limit) * 1000)
+    return milli * PERIOD_US // 1000
+
+
+# --- the configs against the schema ---------------------------------------------
+with open(os.path.join(schema_dir, "config-schema.json")) as f:
+    schema = json.load(f)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    resolver = jsonschema.RefResolver(f"file://{schema_dir}/", schema)
+    validator = jsonschema.Draft4Validator(schema, resolver=resolver)
+    burst_schema = schema_dir + "/config-linux.json"
+    report('"burst"' in open(burst_schema).read(), f"{burst_schema} defines linux.resources.cpu.burst")
+    configs = sorted(f for f in os.listdir(examples) if f.endswith(".json"))
+    report(len(configs) > 0, f"{len(configs)} config examples")
+    for name in configs:
+        with open(os.path.join(examples, name)) as f:
+            config = json.load(f)
+        errors = [f"{'/'.join(map(str, e.path))}: {e.message}" for e in validator.iter_errors(config)]
+        report(not errors, f"{name} is valid against the runtime-spec schema"
+                           + (f": {'; '.join(errors)}" if errors else ""))
+    # The schema must reject what crun would refuse as malformed.
+    bad = {"ociVersion": "1.0.2", "root": {"path": "rootfs"},
+           "linux": {"resources": {"cpu": {"burst": -1}}}}
+    report(not validator.is_valid(bad), "the schema rejects a negative burst")
+
+# --- expected results of configs and pod -----------------------------------------
+expected = []
+with open(os.path.join(examples, "expected.txt")) as f:
+    for line in f:
+        line = line.split("#")[0].strip()
+        if line:
+            words = line.split()
+            target = words[0]
+            container = words[1] if len(words) > 2 else None
+            expected.append((target, container, " ".join(words[-2:])))
+
+pods = {}
+for target, container, want in expected:
+    path = os.path.join(examples, target)
+    if target.endswith(".json"):
+        got = parse("config", path)
+        report(got == want, f"{target}: crun's parser gives '{got}', expected '{want}'")
+        continue
+    if target not in pods:
+        with open(path) as f:
+            pods[target] = [d for d in yaml.safe_load_all(f) if d and d.get("kind") == "Pod"][0]
+    pod = pods[target]
+    value = pod["metadata"]["annotations"][ANNOTATION]
+    spec = {c["name"]: c for c in pod["spec"]["containers"]}
+    c = spec.get(container)
+    if c is None:
+        report(False, f"{target}: no container {container}")
+        continue
+    quota = quota_of(c.get("resources", {}).get("limits", {}).get("cpu"))
+    got = parse("annotation", value, container, str(quota))
+    report(got == want, f"{target} container {container} (quota {quota}us): '{value}' gives '{got}', expected '{want}'")
+for target, pod in pods.items():
+    listed = {c for t, c, _ in expected if t == target}
+    names = {c["name"] for c in pod["spec"]["containers"]}
+    report(listed == names, f"{target}: expected.txt covers every container ({', '.join(sorted(names))})")
+    # The sandbox has no container name and usually no quota: it gets nothing.
+    got = parse("annotation", pod["metadata"]["annotations"][ANNOTATION], "", "0")
+    report(got == "none", f"{target}: the pod sandbox gets no burst ('{got}')")
+
+# --- the table in annotation.md ----------------------------------------------------
+with open(os.path.join(spec_dir, "annotation.md")) as f:
+    text = f.read()
+m = re.search(r"<!-- annotation-examples:.*?-->\n(.*?)<!-- end of annotation-examples -->", text, re.S)
+rows = []
+if m:
+    for line in m.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or cells[0] in ("annotation", "---"):
+            continue
+        rows.append(cells)
+report(len(rows) >= 20, f"annotation.md has {len(rows)} example rows")
+for value, name, quota, want in rows:
+    value = value[1:-1] if value.startswith("`") and value.endswith("`") else value
+    got = parse("annotation", value, name, quota or "0")
+    if want.startswith("error: "):
+        ok = got.startswith("error: ") and want[len("error: "):] in got
+    else:
+        ok = got == want
+    report(ok, f"annotation.md: '{value}' for {name or '(unnamed)'} quota {quota or '(none)'}: '{got}'"
+               f"{'' if ok else ', expected ' + repr(want)}")
+
+# --- containerd and CRI-O ----------------------------------------------------------
+with open(os.path.join(examples, "containerd-config.toml"), "rb") as f:
+    containerd = tomllib.load(f)
+try:
+    runtime = containerd["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["crun"]
+    ok = (containerd.get("version") == 2 and ANNOTATION in runtime["pod_annotations"]
+          and runtime["runtime_type"] == "io.containerd.runc.v2"
+          and runtime["options"]["BinaryName"] == "/usr/bin/crun")
+except (KeyError, TypeError):
+    ok = False
+report(ok, "containerd-config.toml: runtime crun runs /usr/bin/crun and passes run.oci.cpu.burst (pod_annotations)")
+with open(os.path.join(examples, "crio-crun-burst.conf"), "rb") as f:
+    crio = tomllib.load(f)
+try:
+    handler = crio["crio"]["runtime"]["runtimes"]["crun"]
+    ok = handler["runtime_path"] == "/usr/bin/crun" and ANNOTATION in handler["allowed_annotations"]
+except (KeyError, TypeError):
+    ok = False
+report(ok, "crio-crun-burst.conf: handler crun runs /usr/bin/crun and allows run.oci.cpu.burst")
+with open(os.path.join(examples, "pod.yaml")) as f:
+    docs = [d for d in yaml.safe_load_all(f) if d]
+classes = {d["metadata"]["name"]: d["handler"] for d in docs if d.get("kind") == "RuntimeClass"}
+pod = [d for d in docs if d.get("kind") == "Pod"][0]
+report(classes.get(pod["spec"].get("runtimeClassName")) == "crun",
+       "pod.yaml: the pod's RuntimeClass maps to the handler crun of both configurations")
+
+print(f"1..{n}")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * burst-spin: a bursty service in miniature, run inside a container.
+ *
+ * Every INTERVAL ms a request arrives; serving it spins CPU_MS of this
+ * thread's CPU time. A request's delay is its wall time minus CPU_MS: the
+ * time spent queued or throttled. After a warm-up (container start-up cost
+ * stays out of the numbers) the program snapshots its own cgroup's cpu.stat
+ * (the container's cgroup namespace puts it at /sys/fs/cgroup), serves N
+ * requests at a fixed rate, snapshots again and prints one line:
+ *
+ *   burst-spin: requests=N cpu_ms=C interval_ms=I elapsed_us=E
+ *     usage_usec=U nr_periods=P nr_throttled=T throttled_usec=TU
+ *     nr_bursts=B burst_usec=BU delay_p50_us=D50 delay_max_us=DMAX
+ *
+ * (cpu.stat fields are deltas over the measured run; a field the kernel does
+ * not have prints as -1.) Exit 0, or 2 on bad arguments, 1 on errors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_REQ 1000
+
+static const char *const fields[] = {
+	"usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
+	"nr_bursts", "burst_usec",
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static long long now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int read_stat(const char *path, long long *out)
+{
+	char key[64];
+	long long val;
+	FILE *f = fopen(path, "r");
+	size_t i;
+
+	for (i = 0; i < NFIELDS; i++)
+		out[i] = -1;
+	if (!f) {
+		fprintf(stderr, "burst-spin: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fscanf(f, "%63s %lld", key, &val) == 2)
+		for (i = 0; i < NFIELDS; i++)
+			if (!strcmp(key, fields[i]))
+				out[i] = val;
+	fclose(f);
+	return 0;
+}
+
+static void sleep_until(long long t_ns)
+{
+	struct timespec ts = { t_ns / 1000000000LL, t_ns % 1000000000LL };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: burst-spin [-n REQUESTS] [-i INTERVAL_MS] [-c CPU_MS] [-w WARMUP_MS] [-s CPU_STAT]\n"
+		"  -n  requests to serve (1..%d, default 8)\n"
+		"  -i  milliseconds between request arrivals (default 400)\n"
+		"  -c  CPU milliseconds each request spins (default 30)\n"
+		"  -w  milliseconds to idle before measuring (default 600)\n"
+		"  -s  cpu.stat to read (default /sys/fs/cgroup/cpu.stat)\n", MAX_REQ);
+}
+
+static long arg_long(const char *s, long lo, long hi, char opt)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < lo || v > hi) {
+		fprintf(stderr, "burst-spin: -%c %s: expected an integer in %ld..%ld\n", opt, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	long n = 8, interval_ms = 400, cpu_ms = 30, warmup_ms = 600;
+	const char *stat = "/sys/fs/cgroup/cpu.stat";
+	static long long delay[MAX_REQ];
+	long long s0[NFIELDS], s1[NFIELDS], t0, t1;
+	size_t k;
+	int opt;
+	long i;
+
+	while ((opt = getopt(argc, argv, "n:i:c:w:s:h")) != -1) {
+		switch (opt) {
+		case 'n': n = arg_long(optarg, 1, MAX_REQ, 'n'); break;
+		case 'i': interval_ms = arg_long(optarg, 1, 60000, 'i'); break;
+		case 'c': cpu_ms = arg_long(optarg, 1, 10000, 'c'); break;
+		case 'w': warmup_ms = arg_long(optarg, 0, 60000, 'w'); break;
+		case 's': stat = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	usleep(warmup_ms * 1000);
+	if (read_stat(stat, s0))
+		return 1;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++) {
+		long long arrive = t0 + i * interval_ms * 1000000LL, cpu0;
+
+		sleep_until(arrive);
+		cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		while (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < cpu_ms * 1000000LL)
+			;
+		/* From arrival: a late start (still throttled) counts too. */
+		delay[i] = (now_ns(CLOCK_MONOTONIC) - arrive - cpu_ms * 1000000LL) / 1000;
+	}
+	t1 = now_ns(CLOCK_MONOTONIC);
+	if (read_stat(stat, s1))
+		return 1;
+
+	qsort(delay, n, sizeof(delay[0]), cmp_ll);
+	printf("burst-spin: requests=%ld cpu_ms=%ld interval_ms=%ld elapsed_us=%lld",
+	       n, cpu_ms, interval_ms, (t1 - t0) / 1000);
+	for (k = 0; k < NFIELDS; k++)
+		printf(" %s=%lld", fields[k],
+		       s0[k] < 0 || s1[k] < 0 ? -1 : s1[k] - s0[k]);
+	printf(" delay_p50_us=%lld delay_max_us=%lld\n", delay[n / 2], delay[n - 1]);
+	return 0;
+}

@@ -1,0 +1,351 @@
+#!/bin/bash
+# The end-to-end suite, run at boot in the e2e image by burst-e2e.service as
+# root: podman containers get CPU burst through crun, read back from the
+# cgroup files. TAP on stdout (ttyS1); the last line is the harness's end
+# marker "E2E-RESULT rc=N".
+#
+# burstcfs.expect=patched|stock on the kernel command line says which kernel
+# this is: on Debian's stock kernel burst must be <= quota, so the burst >
+# quota cases expect crun's clear error instead. Nothing is skipped.
+set -uo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C.UTF-8
+
+expect=patched
+only= # burstcfs.e2e.only=t_a,t_b: run just these (development); the plan shrinks accordingly
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	burstcfs.expect=*) expect=${arg#*=} ;;
+	burstcfs.e2e.only=*) only=${arg#*=} ;;
+	esac
+done
+ROOTFS=/usr/share/burst-e2e/rootfs
+# Rootful containers get the rootfs through an overlay (:O) so no run writes
+# into the shipped tree (podman would leave /run/.containerenv etc. there).
+ROOTFS_O=$ROOTFS:O
+CG=/sys/fs/cgroup
+TMO=${E2E_PODMAN_TIMEOUT:-150} # seconds for one podman/crun command
+work=$(mktemp -d)
+# Output to the second serial port when there is one (the harness reads
+# it: nothing else writes there), else to stdout (the console).
+if stty -F /dev/ttyS1 >/dev/null 2>&1; then
+	exec >/dev/ttyS1
+fi
+
+# --- helpers -----------------------------------------------------------------
+
+# say: a diagnostic line shown with the test's result.
+say() { echo "$*" >&3; }
+# pm: podman with a timeout (one boot in nine hung in `podman run` here).
+pm() { timeout -k 10 "$TMO" podman "$@"; }
+# run_ro NAME OPTS...: run a container that prints its cpu.max and
+# cpu.max.burst (its own cgroup, via the cgroup namespace) as "Q P|B".
+run_ro() {
+	local name=$1
+	shift
+	pm run --rm --name "$name" --network none "$@" --rootfs "$ROOTFS_O" \
+		sh -c 'echo "$(cat /sys/fs/cgroup/cpu.max)|$(cat /sys/fs/cgroup/cpu.max.burst)"'
+}
+# expect_read NAME WANT_MAX WANT_BURST OPTS...: run_ro and compare.
+expect_read() {
+	local name=$1 want_max=$2 want_burst=$3 got
+	shift 3
+	if ! got=$(run_ro "$name" "$@" 2>"$work/err"); then
+		say "podman run failed: $(tail -3 "$work/err" | tr '\n' ' ')"
+		return 1
+	fi
+	say "cpu.max=${got%|*} cpu.max.burst=${got#*|} (want $want_max / $want_burst)"
+	[[ $got == "$want_max|$want_burst" ]]
+}
+# expect_refused NAME OPTS...: the run must fail with crun's error naming burst.
+expect_refused() {
+	local name=$1 got
+	shift
+	if got=$(run_ro "$name" "$@" 2>"$work/err"); then
+		say "accepted, read back $got; this kernel should have refused burst > quota"
+		return 1
+	fi
+	say "refused: $(grep -v '^$' "$work/err" | tail -2 | tr '\n' ' ')"
+	# Nothing left behind: no container, no container cgroup (systemd
+	# removes an emptied scope asynchronously: allow it 10 s).
+	local left scopes i
+	left=$(pm ps -a --filter "name=^$name\$" --format '{{.ID}}')
+	for ((i = 0; i < 20; i++)); do
+		scopes=$(find "$CG/machine.slice" -maxdepth 1 -name 'libpod-*.scope' ! -name 'libpod-conmon-*' 2>/dev/null)
+		[[ -z $scopes ]] && break
+		sleep 0.5
+	done
+	[[ -z $left ]] || say "container left behind: $left"
+	[[ -z $scopes ]] || say "cgroup left behind: $scopes"
+	pm rm -f "$name" >/dev/null 2>&1
+	grep -qi 'burst' "$work/err" && grep -qi 'quota' "$work/err" && [[ -z $left && -z $scopes ]]
+}
+# The host-side cgroup directory of a running container.
+cg_of() {
+	local pid
+	pid=$(pm inspect --format '{{.State.Pid}}' "$1") || return 1
+	echo "$CG$(sed -n 's/^0:://p' "/proc/$pid/cgroup")"
+}
+# crun's state root for podman's containers (rootful).
+crun_root() {
+	local id=$1 r
+	for r in /run/crun /run/runc /run/libpod/crun; do
+		[[ -e $r/$id ]] && { echo "$r"; return 0; }
+	done
+	return 1
+}
+# spin NAME OPTS... -- SPIN_ARGS...: run burst-spin in a container, print its line.
+spin() {
+	local name=$1 opts=()
+	shift
+	while (($#)) && [[ $1 != -- ]]; do opts+=("$1"); shift; done
+	shift
+	pm run --rm --name "$name" --network none "${opts[@]}" --rootfs "$ROOTFS_O" \
+		burst-spin "$@"
+}
+field() { sed -n "s/.* $1=\([-0-9]*\).*/\1/p" <<<"$2"; }
+# usage within quota * elapsed periods + burst: Q*(ceil(E/P)+1) + B, plus one
+# 5 ms bandwidth slice per vCPU; the pool may be full when measuring starts.
+within_bound() {
+	local line=$1 q=$2 p=$3 b=$4 e u bound
+	e=$(field elapsed_us "$line") u=$(field usage_usec "$line")
+	bound=$(( q * ((e + p - 1) / p + 1) + b + 5000 * $(nproc) ))
+	say "usage_usec=$u elapsed_us=$e bound=$bound (quota*(ceil(elapsed/period)+1) + burst + 5ms*vCPUs)"
+	((u <= bound))
+}
+
+# --- tests ----------------------------------------------------------------------
+# Quota 25 ms / period 50 ms throughout the read-back cases.
+QP=(--cpu-quota 25000 --cpu-period 50000)
+ANN=run.oci.cpu.burst
+
+t_quota_only() { # quota without burst: cpu.max as given, burst 0
+	expect_read e2e-quota "25000 50000" 0 "${QP[@]}"
+}
+t_ann_us() { # annotation, integer microseconds (<= quota)
+	expect_read e2e-ann-us "25000 50000" 20000 "${QP[@]}" --annotation "$ANN=20000"
+}
+t_ann_unit() { # annotation with a unit: 15ms
+	expect_read e2e-ann-unit "25000 50000" 15000 "${QP[@]}" --annotation "$ANN=15ms"
+}
+t_ann_percent() { # annotation as a percentage of the quota: 80%
+	expect_read e2e-ann-pct "25000 50000" 20000 "${QP[@]}" --annotation "$ANN=80%"
+}
+# podman's --annotation is a CSV string slice: a value with commas must be
+# double-quoted or podman splits it into several annotations.
+t_ann_list_containerd() { # per-container list, containerd's name annotation
+	expect_read e2e-ann-list1 "25000 50000" 10000 "${QP[@]}" \
+		--annotation "\"$ANN=db=5000,web=10ms\"" \
+		--annotation io.kubernetes.cri.container-name=web
+}
+t_ann_list_crio() { # per-container list, CRI-O's name annotation
+	expect_read e2e-ann-list2 "25000 50000" 5000 "${QP[@]}" \
+		--annotation "\"$ANN=web=10ms,db=5000\"" \
+		--annotation io.kubernetes.container.name=db
+}
+t_ann_above_quota() { # burst 75000 > quota 25000: ours accepts, stock refuses
+	if [[ $expect == patched ]]; then
+		expect_read e2e-ann-big "25000 50000" 75000 "${QP[@]}" --annotation "$ANN=75000"
+	else
+		expect_refused e2e-ann-big "${QP[@]}" --annotation "$ANN=75000"
+	fi
+}
+t_ann_percent_above() { # 300% of quota
+	if [[ $expect == patched ]]; then
+		expect_read e2e-ann-big-pct "25000 50000" 75000 "${QP[@]}" --annotation "$ANN=300%"
+	else
+		expect_refused e2e-ann-big-pct "${QP[@]}" --annotation "$ANN=300%"
+	fi
+}
+
+# A long-running container for the update cases (started by the first).
+UPD=e2e-upd
+upd_dir=
+t_crun_update() { # crun update --cpu-burst on a running podman container
+	local id root
+	pm run -d --name "$UPD" --network none "${QP[@]}" --rootfs "$ROOTFS_O" sleep 3600 >/dev/null ||
+		{ say "podman run -d failed"; return 1; }
+	id=$(pm inspect --format '{{.Id}}' "$UPD") && upd_dir=$(cg_of "$UPD") || return 1
+	root=$(crun_root "$id") || { say "no crun state for $id"; return 1; }
+	echo "$upd_dir" >"$work/upd_dir"
+	timeout "$TMO" crun --root "$root" update --cpu-burst 20000 "$id" 2>"$work/err" ||
+		{ say "crun update failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "crun --root $root update --cpu-burst 20000 ${id:0:12}: cpu.max=$(cat "$upd_dir/cpu.max") cpu.max.burst=$(cat "$upd_dir/cpu.max.burst")"
+	[[ $(cat "$upd_dir/cpu.max.burst") == 20000 && $(cat "$upd_dir/cpu.max") == "25000 50000" ]]
+}
+upd_cg() { upd_dir=$(cat "$work/upd_dir" 2>/dev/null); [[ -d $upd_dir ]]; }
+t_crun_update_above() { # crun update --cpu-burst 60000 > quota: ours accepts, stock refuses
+	local id root rc=0
+	upd_cg || { say "no running update container"; return 1; }
+	id=$(pm inspect --format '{{.Id}}' "$UPD") && root=$(crun_root "$id") || return 1
+	timeout "$TMO" crun --root "$root" update --cpu-burst 60000 "$id" 2>"$work/err" || rc=$?
+	say "crun update --cpu-burst 60000: rc=$rc $(tail -1 "$work/err") cpu.max=$(cat "$upd_dir/cpu.max") cpu.max.burst=$(cat "$upd_dir/cpu.max.burst")"
+	if [[ $expect == patched ]]; then
+		((rc == 0)) && [[ $(cat "$upd_dir/cpu.max.burst") == 60000 ]]
+	else
+		((rc != 0)) && grep -qi burst "$work/err" && grep -qi quota "$work/err" &&
+			[[ $(cat "$upd_dir/cpu.max.burst") == 20000 && $(cat "$upd_dir/cpu.max") == "25000 50000" ]]
+	fi
+}
+upd_burst() { [[ $expect == patched ]] && echo 60000 || echo 20000; }
+t_podman_update_memory() { # podman update of another resource keeps burst
+	upd_cg || { say "no running update container"; return 1; }
+	pm update --memory 128m "$UPD" >/dev/null 2>"$work/err" ||
+		{ say "podman update failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "podman update --memory 128m: memory.max=$(cat "$upd_dir/memory.max") cpu.max=$(cat "$upd_dir/cpu.max") cpu.max.burst=$(cat "$upd_dir/cpu.max.burst")"
+	[[ $(cat "$upd_dir/memory.max") == 134217728 && $(cat "$upd_dir/cpu.max.burst") == "$(upd_burst)" ]]
+}
+t_podman_update_quota() { # podman update of the quota keeps burst
+	upd_cg || { say "no running update container"; return 1; }
+	pm update --cpu-quota 40000 --cpu-period 50000 "$UPD" >/dev/null 2>"$work/err" ||
+		{ say "podman update failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "podman update --cpu-quota 40000 --cpu-period 50000: cpu.max=$(cat "$upd_dir/cpu.max") cpu.max.burst=$(cat "$upd_dir/cpu.max.burst")"
+	[[ $(cat "$upd_dir/cpu.max") == "40000 50000" && $(cat "$upd_dir/cpu.max.burst") == "$(upd_burst)" ]]
+}
+t_no_self_raise() { # the container cannot raise its own burst
+	local before after out
+	upd_cg || { say "no running update container"; return 1; }
+	before=$(cat "$upd_dir/cpu.max.burst")
+	out=$(pm exec "$UPD" sh -c '
+		echo 900000 >/sys/fs/cgroup/cpu.max.burst && echo burst-written
+		echo "40000 50000 900000" >/sys/fs/cgroup/cpu.max && echo max-written
+		echo max >/sys/fs/cgroup/cpu.max && echo quota-written
+		true' 2>&1)
+	after=$(cat "$upd_dir/cpu.max.burst")
+	say "inside: $(tr '\n' ' ' <<<"$out")"
+	say "cpu.max.burst before=$before after=$after cpu.max=$(cat "$upd_dir/cpu.max")"
+	! grep -q written <<<"$out" && [[ $before == "$after" && $(cat "$upd_dir/cpu.max") == "40000 50000" ]]
+}
+
+# The bursty workload: 6 requests, one every 400 ms, each spinning 30 ms.
+SPIN=(-n 6 -i 400 -c 30 -w 700)
+t_spin_no_burst() { # quota 20 ms / 100 ms, no burst: the 30 ms requests are throttled
+	local line
+	line=$(spin e2e-spin0 --cpu-quota 20000 --cpu-period 100000 -- "${SPIN[@]}" 2>"$work/err") ||
+		{ say "run failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "$line"
+	(($(field nr_throttled "$line") > 0)) && within_bound "$line" 20000 100000 0
+}
+t_spin_burst() { # the same with burst 20 ms (= quota): no throttling, usage in bound
+	local line
+	line=$(spin e2e-spin1 --cpu-quota 20000 --cpu-period 100000 --annotation "$ANN=20000" \
+		-- "${SPIN[@]}" 2>"$work/err") ||
+		{ say "run failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "$line"
+	(($(field nr_throttled "$line") == 0)) && within_bound "$line" 20000 100000 20000
+}
+# Burst above quota: 40 ms requests every 500 ms (0.08 CPU) under 0.1 CPU
+# (10 ms / 100 ms). Ours gets burst 50 ms: the pool (60 ms) covers a request
+# with 20 ms to spare. Stock caps burst at quota: a 20 ms pool, and within one
+# request at most one refill, so every request is throttled.
+SPIN_BIG=(-n 6 -i 500 -c 40 -w 1000)
+t_spin_burst_above() { # quota 10 ms / 100 ms, 40 ms requests: burst 50 ms unthrottled on ours; stock, capped at 10 ms, throttles
+	local line b
+	[[ $expect == patched ]] && b=50000 || b=10000
+	line=$(spin e2e-spin2 --cpu-quota 10000 --cpu-period 100000 --annotation "$ANN=$b" \
+		-- "${SPIN_BIG[@]}" 2>"$work/err") ||
+		{ say "run failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "burst $b: $line"
+	if [[ $expect == patched ]]; then
+		(($(field nr_throttled "$line") == 0)) && within_bound "$line" 10000 100000 "$b"
+	else
+		(($(field nr_throttled "$line") > 0)) && within_bound "$line" 10000 100000 "$b"
+	fi
+}
+t_bridge_network() { # podman's default bridge network (netavark: veth, bridge, iptables-nft) works
+	local out
+	out=$(pm run --rm --name e2e-net "${QP[@]}" --rootfs "$ROOTFS_O" \
+		sh -c 'ip -o -4 addr show eth0; cat /sys/fs/cgroup/cpu.max' 2>"$work/err") ||
+		{ say "run failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "$(tr '\n' ' ' <<<"$out" | tr -s ' ')"
+	grep -q 'inet ' <<<"$out" && [[ $(tail -1 <<<"$out") == "25000 50000" ]]
+}
+t_rootless() { # rootless podman, cpu delegated to the user's manager: burst applied
+	local uid got i ctl
+	uid=$(id -u burst) || { say "no user burst"; return 1; }
+	for ((i = 0; i < 90; i++)); do
+		systemctl is-active -q "user@$uid.service" && [[ -S /run/user/$uid/bus ]] && break
+		sleep 1
+	done
+	ctl=$CG/user.slice/user-$uid.slice/user@$uid.service/cgroup.controllers
+	say "user@$uid.service: $(systemctl is-active "user@$uid.service"), controllers: $(cat "$ctl" 2>/dev/null)"
+	grep -qw cpu "$ctl" || { say "cpu controller not delegated to user@$uid.service"; return 1; }
+	[[ -d /home/burst/rootfs ]] || runuser -u burst -- cp -R "$ROOTFS" /home/burst/rootfs
+	got=$(cd / && runuser -u burst -- env HOME=/home/burst XDG_RUNTIME_DIR=/run/user/$uid \
+		DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus \
+		timeout -k 10 "$TMO" podman run --rm --network none "${QP[@]}" --annotation "$ANN=20000" \
+		--rootfs /home/burst/rootfs \
+		sh -c 'echo "$(cat /sys/fs/cgroup/cpu.max)|$(cat /sys/fs/cgroup/cpu.max.burst)"' 2>"$work/err") ||
+		{ say "rootless run failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "rootless: cpu.max=${got%|*} cpu.max.burst=${got#*|}"
+	[[ $got == "25000 50000|20000" ]]
+}
+
+tests=(
+	t_quota_only t_ann_us t_ann_unit t_ann_percent t_ann_list_containerd
+	t_ann_list_crio t_ann_above_quota t_ann_percent_above
+	t_crun_update t_crun_update_above t_podman_update_memory t_podman_update_quota
+	t_no_self_raise t_spin_no_burst t_spin_burst t_spin_burst_above
+	t_bridge_network t_rootless
+)
+
+# --- run ------------------------------------------------------------------------
+
+if [[ -n $only ]]; then
+	IFS=, read -r -a tests <<<"$only"
+fi
+describe() { sed -n "s/^$1() { # //p" "$0"; }
+echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite starts at uptime $(cut -d' ' -f1 /proc/uptime)s"
+echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
+echo "1..${#tests[@]}"
+failed=0 n=0
+# A test that hangs must not hang the suite: after TEST_DUMP seconds the
+# watchdog shows the processes and asks the kernel for its blocked tasks
+# (sysrq w, on the console); after TEST_LIMIT seconds the test's process
+# group is killed and the test is "not ok".
+TEST_DUMP=${E2E_TEST_DUMP:-180} TEST_LIMIT=${E2E_TEST_LIMIT:-240}
+dump_state() {
+	echo "# watchdog: $1 still running after ${TEST_DUMP}s"
+	ps -eo pid,ppid,stat,wchan:28,etime,args | grep -vE ' (\[|ps |sed )' | cut -c1-160 | sed 's/^/#   ps: /'
+	for f in "$CG"/machine.slice/libpod-*.scope/cpu.stat; do
+		[[ -r $f ]] && echo "#   $(basename "$(dirname "$f")" | cut -c1-20): $(tr '\n' ' ' <"$f")"
+	done
+	echo w >/proc/sysrq-trigger 2>/dev/null
+}
+set -m # each test in its own process group
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	t0=$(date +%s%N)
+	"$t" 3>"$work/diag" >"$work/out" 2>&1 &
+	pid=$! waited=0 killed=
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		waited=$((waited + 1))
+		((waited == TEST_DUMP)) && dump_state "$t"
+		if ((waited >= TEST_LIMIT)); then
+			kill -KILL -- "-$pid" 2>/dev/null
+			killed=1
+			break
+		fi
+	done
+	wait "$pid"
+	rc=$?
+	[[ -z $killed ]] || { rc=1; echo "killed after ${TEST_LIMIT}s" >>"$work/diag"; }
+	ds=$((($(date +%s%N) - t0) / 100000000))
+	secs=$((ds / 10)).$((ds % 10))
+	if ((rc == 0)); then
+		echo "ok $n - $(describe "$t") (${secs}s)"
+	else
+		echo "not ok $n - $(describe "$t") (${secs}s)"
+		failed=$((failed + 1))
+		sed 's/^/#   out: /' "$work/out" | tail -5
+	fi
+	sed 's/^/#   /' "$work/diag"
+done
+set +m
+pm rm -f -t 0 "$UPD" >/dev/null 2>&1
+echo "# $((n - failed)) passed, $failed failed"
+rc=0
+((failed == 0)) || rc=1
+echo "E2E-RESULT rc=$rc"
+exit 0
