@@ -29,7 +29,7 @@ INITRAMFS := $(B)/tests/initramfs.cpio.gz
 
 .PHONY: all deps deps-kernel kernel kernel-lockdep baseline initramfs check check-series \
 	checkpatch check-host check-series-builds test test-harness test-kernel \
-	test-stress demo clean
+	test-stress demo demo-kernel clean
 
 all: kernel
 
@@ -124,7 +124,11 @@ $(DEMO): demo/burst-demo.c | deps-kernel
 $(DEMO_INITRAMFS): $(DEMO) tests/qemu/init tests/qemu/mkinitramfs.sh
 	@tests/qemu/mkinitramfs.sh $@ $(DEMO)
 
-demo: $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
+# The scheduler alone (initramfs guests), then a bursty podman container in
+# the image (mk/image.mk's image-demo), each on our kernel and Debian's.
+demo: demo-kernel image-demo
+
+demo-kernel: $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
 	@scripts/demo.sh $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
 
 clean:

@@ -3,8 +3,10 @@
 # e2e image without installing its package there:
 #  - its modules (podman's overlay, veth, bridge, nf_tables... are modules in
 #    that kernel), depmod'ed on the host, into an extra tree for mkosi;
-#  - a small busybox initrd that loads virtio-pci + virtio-blk and mounts the
-#    image's root partition (tests/e2e/stock-initrd-init).
+#  - a small busybox initrd that loads virtio-pci and the disk drivers
+#    (virtio-blk for a plain qemu -drive, virtio-scsi + sd for `mkosi qemu`,
+#    which attaches the image as a SCSI disk) and mounts the image's root
+#    partition (tests/e2e/stock-initrd-init).
 # Our own kernel needs neither: everything is built in.
 # Usage: scripts/image-stock.sh VMLINUZ MODULES_TREE_OUT INITRD_OUT
 set -euo pipefail
@@ -36,9 +38,9 @@ cp /bin/busybox "$tmp/initrd/bin/busybox"
 for applet in $(/bin/busybox --list); do
 	[[ $applet == busybox ]] || ln -s busybox "$tmp/initrd/bin/$applet"
 done
-modprobe -d "$tmp/pkg" -S "$kver" --show-depends -a virtio_pci virtio_blk |
+modprobe -d "$tmp/pkg" -S "$kver" --show-depends -a virtio_pci virtio_blk virtio_scsi sd_mod |
 	awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' >"$tmp/list"
-[[ -s $tmp/list ]] || { echo "image-stock: no module list for virtio_pci virtio_blk" >&2; exit 1; }
+[[ -s $tmp/list ]] || { echo "image-stock: no module list for virtio_pci virtio_blk virtio_scsi sd_mod" >&2; exit 1; }
 while read -r ko; do
 	cp "$ko" "$tmp/initrd/modules/"
 	basename "$ko" >>"$tmp/initrd/modules/order"

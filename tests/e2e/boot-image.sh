@@ -1,43 +1,63 @@
 #!/bin/bash
-# Boot the e2e image once under TCG, direct kernel boot, with a timeout.
+# Boot the e2e image once with `mkosi qemu` (TCG, direct kernel boot, the
+# settings of mkosi.conf's [Host] section), non-interactively, with a timeout.
 # Usage: tests/e2e/boot-image.sh LABEL KERNEL INITRD|none IMAGE CONSOLE_LOG OUT_LOG TIMEOUT_S APPEND...
+#   IMAGE must be the image.raw that `make image` wrote: mkosi finds it by
+#   its output directory and mkosi.conf's Output=.
 # Serial port 1 (ttyS0: kernel, systemd) goes to CONSOLE_LOG, serial port 2
-# (ttyS1: what the image's burst-e2e/burst-demo unit prints) to OUT_LOG.
-# The image is opened with snapshot=on: every boot is a first boot on a
-# pristine image and nothing is written back. A progress line every 15 s.
-# Exit status: qemu's (124/137 when the timeout hit).
+# (ttyS1: what the image's burst-e2e/burst-demo/burst-bench unit prints) to
+# OUT_LOG; mkosi's own output and the virtio console (a login prompt) go to
+# CONSOLE_LOG's .mkosi.log. Ephemeral=yes: every boot is a first boot on a
+# private copy of the image, so boots may run side by side. A progress line
+# every 15 s.
+# Exit status: mkosi's (124/137 when the timeout hit).
 # Environment: E2E_MEM (MiB, default 2048), E2E_SMP (default 2).
 set -euo pipefail
 
 label=$1 kernel=$2 initrd=$3 image=$4 console=$5 out=$6 timeout_s=$7
 shift 7
+top=$(cd "$(dirname "$0")/../.." && pwd)
 for f in "$kernel" "$image"; do
 	[[ -r $f ]] || { echo "boot-image: $f not found" >&2; exit 1; }
 done
-initrd_args=()
+[[ $(basename "$image") == image.raw ]] ||
+	{ echo "boot-image: $image: mkosi boots its own output, image.raw (Output=image in mkosi.conf)" >&2; exit 1; }
+qemu_args=(-no-reboot -serial "file:$console" -serial "file:$out")
 if [[ $initrd != none ]]; then
 	[[ -r $initrd ]] || { echo "boot-image: $initrd not found" >&2; exit 1; }
-	initrd_args=(-initrd "$initrd")
+	qemu_args+=(-initrd "$(realpath "$initrd")")
 fi
-append="root=PARTLABEL=root-x86-64 rootfstype=ext4 rw rootwait console=ttyS0 panic=-1 loglevel=4"
-append+=" systemd.firstboot=off systemd.show_status=error"
+# mkosi.conf's KernelCommandLine= (root=, console=ttyS0, firstboot off) + these.
+append="rootwait panic=-1 loglevel=4 systemd.show_status=error"
 # Warnings and errors of every service (podman, crun, failed units) on the
 # console: what a failure report shows.
 append+=" systemd.journald.forward_to_console=1 systemd.journald.max_level_console=warning $*"
 rm -f "$console" "$out"
+mkosi_log=${console%.log}.mkosi.log
+outdir=$(cd "$(dirname "$image")" && pwd)
+# Ephemeral copies of a boot that was killed (mkosi cleans up its own on a
+# normal exit); no boot lives longer than half an hour.
+find "$outdir" -maxdepth 1 -name 'image.raw-????????????????' -mmin +30 -delete
 
 start=$(date +%s)
 set +e
-timeout --foreground -k 10 "$timeout_s" \
-	qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "${E2E_SMP:-2}" -m "${E2E_MEM:-2048}" \
-	-kernel "$kernel" "${initrd_args[@]}" -append "$append" \
-	-drive "if=virtio,format=raw,file=$image,snapshot=on" \
-	-nic none -display none -monitor none \
-	-serial "file:$console" -serial "file:$out" -no-reboot &
-qemu=$!
-while kill -0 "$qemu" 2>/dev/null; do
+(cd "$top" && exec timeout --foreground -k 10 "$timeout_s" \
+	mkosi --output-dir "$outdir" \
+	--machine "burst-$$" \
+	--qemu-kernel "$(realpath "$kernel")" \
+	--qemu-smp "${E2E_SMP:-2}" --qemu-mem "${E2E_MEM:-2048}M" \
+	--kernel-command-line-extra "$append" \
+	qemu "${qemu_args[@]}") </dev/null >"$mkosi_log" 2>&1 &
+boot=$!
+while kill -0 "$boot" 2>/dev/null; do
 	sleep 15
-	kill -0 "$qemu" 2>/dev/null || break
+	kill -0 "$boot" 2>/dev/null || break
 	echo "$label: $(( $(date +%s) - start ))s, $(grep -caE '^(not )?ok |^DEMO\|' "$out" 2>/dev/null) results so far"
 done
-wait "$qemu"
+wait "$boot"
+rc=$?
+if ((rc != 0 && rc != 124 && rc != 137)) && ! [[ -s $console ]]; then
+	echo "boot-image: mkosi qemu failed (rc=$rc) before the guest printed anything:" >&2
+	tail -20 "$mkosi_log" | sed 's/^/    /' >&2
+fi
+exit "$rc"

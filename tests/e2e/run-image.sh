@@ -9,7 +9,7 @@
 # Environment: RESULTS_DIR (default build/results), EXTRA_APPEND (more kernel
 # command line), E2E_MEM (MiB, default 2048), E2E_SMP (default 2).
 #
-# tests/e2e/boot-image.sh boots it (snapshot=on: a pristine first boot each
+# tests/e2e/boot-image.sh boots it with `mkosi qemu` (Ephemeral=yes: a pristine first boot each
 # time). The suite writes TAP to the second serial port (ttyS1 -> NAME.tap);
 # kernel and systemd use the first (ttyS0 -> NAME.console.log).
 # Fails when the guest times out or never prints "E2E-RESULT", when any test
