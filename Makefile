@@ -35,7 +35,7 @@ all: kernel
 
 # Everything every target needs, from Debian's archive (idempotent). Each
 # target also depends on the part it needs, so `make test` alone works.
-deps: deps-kernel deps-crun image-deps bench-deps
+deps: deps-kernel deps-crun deps-podman image-deps bench-deps
 
 deps-kernel:
 	@scripts/deps.sh kernel
@@ -137,6 +137,7 @@ clean:
 # --- the rest of the stack: crun, the mkosi image and its e2e suite, the
 # benchmark. Each file lists its targets.
 include mk/crun.mk
-IMAGE_CRUN_DEB := $(CRUN_DEB)
+include mk/podman.mk
+IMAGE_DEBS := $(CRUN_DEB) $(PODMAN_DEB)
 include mk/image.mk
 include mk/bench.mk

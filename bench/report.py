@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the bench guests' serial logs into tables, ratios and a plot.
 
-Usage: bench/report.py --template T --md OUT.md --png OUT.png --info INFO LOG...
+Usage: bench/report.py --template T --setup S --generator G --md OUT.md --png OUT.png
+                       --info INFO LOG...
 
 Reads every "BENCH-JSON {...}" line of the logs (bench/suite.sh prints one
 per run), prints the tables and the ratios the issue names, writes OUT.md
-from the template (@RUN@, @TABLES@, @RATIOS@) and plots the latency
+from the template (@RUN@, @TABLES@, @RATIOS@; @SETUP@ is the text of S, how
+this setup runs the cases; @GENERATOR@ the command G; @PNG@ the plot's name) and plots the latency
 percentiles per scenario on a log scale with gnuplot. Figures only: a missed
 target is reported as missed, never an error.
 """
@@ -242,6 +244,8 @@ def main():
     ap.add_argument("--md", required=True)
     ap.add_argument("--png", required=True)
     ap.add_argument("--info", help="file of 'key: value' lines about the run")
+    ap.add_argument("--setup", required=True, help="markdown: how the runs were made")
+    ap.add_argument("--generator", required=True, help="the command that regenerates OUT.md")
     ap.add_argument("logs", nargs="+")
     a = ap.parse_args()
 
@@ -276,6 +280,9 @@ def main():
     run = "\n".join(f"- {line}" for line in info.splitlines() if line.strip())
     doc = doc.replace("@RUN@", run).replace("@TABLES@", tables.rstrip())
     doc = doc.replace("@RATIOS@", ratios.rstrip())
+    with open(a.setup) as f:
+        doc = doc.replace("@SETUP@", f.read().rstrip())
+    doc = doc.replace("@GENERATOR@", a.generator).replace("@PNG@", os.path.basename(a.png))
     with open(a.md, "w") as f:
         f.write(doc)
     print(f"report: wrote {a.md}" + (f" and {a.png}" if plotted else " (no plot)"))

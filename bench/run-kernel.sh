@@ -1,8 +1,10 @@
 #!/bin/bash
 # The benchmark on the initramfs guest: boot our kernel, then Debian's, each
 # running every bench run for it in one boot (bench/suite.sh as
-# /tests/bench-suite), then turn the serial logs into docs/benchmarks.md and
-# docs/benchmarks.png (bench/report.py).
+# /tests/bench-suite, bare cgroups: no podman, no systemd), then turn the
+# serial logs into docs/benchmarks-kernel.md and docs/benchmarks-kernel.png
+# (bench/report.py). `make bench` runs the same cases under podman in the
+# e2e image (bench/run-image.sh).
 # Usage: bench/run-kernel.sh OUR_KERNEL STOCK_KERNEL INITRAMFS OUTDIR
 # Environment: BENCH_RUNTIME, BENCH_WARMUP (seconds per run; default 15, 2),
 # BENCH_ONLY (run names, comma-separated), BENCH_ATTEMPTS, BENCH_STALL_US
@@ -25,36 +27,9 @@ timeout_s=$(( 7 * attempts * (${runtime%.*} + ${warmup%.*} + 10) + 180 ))
 append="BENCH_RUNTIME=$runtime BENCH_WARMUP=$warmup BENCH_ATTEMPTS=$attempts"
 append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
-# How long some host task waited for a CPU (PSI), in microseconds so far.
-cpu_wait_us() { sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/cpu 2>/dev/null || echo 0; }
-# QEMU guests on this host other than ours (ours boots $initramfs).
-others() {
-	local pid n=0
-	for pid in $(pgrep -x qemu-system-x86 || true); do
-		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$initramfs" || n=$((n + 1))
-	done
-	echo "$n"
-}
-# Wait for the other guests, for up to BENCH_QUIET_WAIT seconds.
-wait_quiet() {
-	local waited=0 limit=${BENCH_QUIET_WAIT:-600} n
-	while n=$(others); ((n > 0 && waited < limit)); do
-		((waited % 60)) || echo "bench-kernel: waiting for $n other QEMU guest(s) to finish (${waited}s of ${limit}s)"
-		sleep 10
-		waited=$((waited + 10))
-	done
-	((n == 0)) || echo "bench-kernel: warning: $n other QEMU guest(s) still running; figures will be noisy" >&2
-}
-# Record in FILE the most other guests seen at once, every 2 s, until killed.
-watch_others() {
-	local most=0 n
-	echo 0 >"$1"
-	while :; do
-		n=$(others)
-		((n <= most)) || { most=$n; echo "$most" >"$1"; }
-		sleep 2
-	done
-}
+# Guests this run boots have $initramfs on their command line.
+ours_pattern=$initramfs
+. "$top/bench/runner-lib.sh"
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -86,16 +61,9 @@ for kernel in patched stock; do
 done
 elapsed=$(( $(date +%s) - start ))
 
-release() { sed -n 's/^GUEST-BEGIN kernel=\([^ ]*\).*/\1/p' "$out/bench-$1.log.txt"; }
-{
-	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')"
-	echo "host: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "guest: $(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG, 2 vCPUs, 512 MiB; kernels $(release patched) (ours) and $(release stock) (Debian's)"
-	for note in "${notes[@]}"; do echo "$note"; done
-	echo "host CPU pressure: share of the boot in which some host task waited for a CPU (/proc/pressure/cpu), our guest's own QEMU threads included"
-	echo "runs: ${runtime} s measured after ${warmup} s warm-up each, up to $attempts tries when the host stalled a request by more than $(( ${BENCH_STALL_US:-20000} / 1000 )) ms; the boots took $(( boots_ms / 1000 )) s (${elapsed} s with waiting)"
-} >"$out/info.txt"
+write_info "$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG, 2 vCPUs, 512 MiB"
 python3 "$top/bench/report.py" --template "$top/bench/benchmarks.md.in" \
-	--md "$docs/benchmarks.md" --png "$docs/benchmarks.png" --info "$out/info.txt" \
+	--setup "$top/bench/setup-kernel.md" --generator "make bench-kernel" \
+	--md "$docs/benchmarks-kernel.md" --png "$docs/benchmarks-kernel.png" --info "$out/info.txt" \
 	"$out/bench-patched.log.txt" "$out/bench-stock.log.txt"
 echo "bench-kernel: $(( boots_ms / 1000 ))s in the guests, ${elapsed}s in all; logs in $out"

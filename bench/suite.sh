@@ -5,8 +5,9 @@
 # figures. Targets are not judged here; the report states them.
 #
 # POSIX sh: runs as /tests/bench-suite in the busybox initramfs (make
-# bench-kernel) and is meant to run unchanged in the image, where
-# BENCH_BACKEND=podman runs each case in a container instead (see below).
+# bench-kernel) and unchanged in the e2e image (make bench, through
+# bench/image-bench.sh), where BENCH_BACKEND=podman runs each case in a
+# container instead (see below).
 #
 # Environment:
 #   BURSTCFS_EXPECT  patched|stock: which kernel this is (set by the guest's /init)
@@ -16,12 +17,13 @@
 #                    all for this kernel); like BENCH_RUNTIME it can come from the
 #                    guest's kernel command line (run-guest.sh's EXTRA_APPEND)
 #   BENCH_BACKEND    cgroup (default): a child of BENCH_CGROOT (default /sys/fs/cgroup);
-#                    podman: podman run --rootfs BENCH_ROOTFS with --cpu-quota,
-#                    --cpu-period and crun's run.oci.cpu.burst annotation
+#                    podman: podman run --rootfs BENCH_ROOTFS (through an
+#                    overlay) with --cpu-quota, --cpu-period and --cpu-burst
 #   BENCH_ATTEMPTS   tries per run (default 2), see below
 #   BENCH_STALL_US   a try is a host stall's when burstbench says a request
 #                    was charged more than this beyond its CPU time (default 20000)
-#   BURSTBENCH       the burstbench binary (default: next to this script)
+#   BURSTBENCH       the burstbench binary (default: next to this script;
+#                    podman backend: its path inside BENCH_ROOTFS)
 #
 # Under TCG a vCPU the host deschedules is charged the stall as CPU time of
 # the task it ran, and a 10 ms / 50 ms group that is charged 80 ms it never
@@ -86,18 +88,24 @@ run_cgroup() {
 	return $rc
 }
 
-# run_podman NAME QUOTA PERIOD BURST ARGS: the same in a podman container
-# (not run yet: needs the image with our crun; see docs/benchmarks.md).
+# run_podman NAME QUOTA PERIOD BURST ARGS: the same in a podman container;
+# burstbench reports the container's cgroup (its own, via the cgroup
+# namespace). The overlay (:O) keeps runs from writing into the rootfs.
 run_podman() {
 	limit=""
-	[ "$2" = max ] || limit="--cpu-quota $2 --cpu-period $3 --annotation run.oci.cpu.burst=$4"
+	[ "$2" = max ] || limit="--cpu-quota $2 --cpu-period $3 --cpu-burst $4"
 	# shellcheck disable=SC2086
-	podman run --rm --network none --name "bench-$1" $limit \
-		--rootfs "${BENCH_ROOTFS:?BENCH_ROOTFS: a rootfs holding burstbench}" \
-		/burstbench --json --runtime "$runtime" --warmup "$warmup" $5
+	timeout -k 10 $((${runtime%.*} + ${warmup%.*} + 120)) \
+		podman run --rm --network none --name "bench-$1" $limit --rootfs "$rootfs:O" \
+		"$bb" --json --runtime "$runtime" --warmup "$warmup" $5
 }
 
-[ -x "$bb" ] || { echo "Bail out! no burstbench at $bb"; exit 1; }
+if [ "$backend" = podman ]; then
+	rootfs=${BENCH_ROOTFS:?BENCH_ROOTFS: a rootfs holding burstbench}
+	[ -x "$rootfs$bb" ] || { echo "Bail out! no burstbench at $bb in $rootfs"; exit 1; }
+else
+	[ -x "$bb" ] || { echo "Bail out! no burstbench at $bb"; exit 1; }
+fi
 if [ "$backend" = cgroup ]; then
 	grep -qw cpu "$cgroot/cgroup.controllers" ||
 		{ echo "Bail out! no cpu controller in $cgroot"; exit 1; }

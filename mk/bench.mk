@@ -1,10 +1,12 @@
 # burstbench and the benchmark (bench/, docs/benchmarks.md).
 # Included by the top Makefile, after its definitions of B, KERNEL,
-# BASELINE and GUEST_CFLAGS. Targets:
+# BASELINE and GUEST_CFLAGS and after mk/image.mk. Targets:
 #   burstbench    build/bench/burstbench, static (runs in a scratch container)
 #   check-bench   host unit tests: statistics, arguments, cgroup parsers, the binary
-#   bench-kernel  the benchmark in the initramfs guest, our kernel and Debian's;
-#                 regenerates docs/benchmarks.md and docs/benchmarks.png
+#   bench         the benchmark in the e2e image under podman, our kernel and
+#                 Debian's; regenerates docs/benchmarks.md and docs/benchmarks.png
+#   bench-kernel  the same cases in bare cgroups of the initramfs guest;
+#                 regenerates docs/benchmarks-kernel.md and docs/benchmarks-kernel.png
 #   bench-deps    gnuplot for the plot (bench/deps.sh)
 
 BENCH_DIR := $(B)/bench
@@ -17,7 +19,7 @@ BENCH_TEST_SRCS := bench/test-main.c bench/test-stats.c bench/test-args.c \
 BENCH_SUITE := $(BENCH_DIR)/bench-suite
 BENCH_INITRAMFS := $(BENCH_DIR)/initramfs.cpio.gz
 
-.PHONY: burstbench check-bench bench-kernel bench-deps
+.PHONY: burstbench check-bench bench bench-kernel bench-deps
 
 bench-deps:
 	@bench/deps.sh
@@ -45,3 +47,7 @@ $(BENCH_INITRAMFS): $(BURSTBENCH) $(BENCH_SUITE) tests/qemu/init tests/qemu/mkin
 # Not a test: prints figures and never fails on a missed target.
 bench-kernel: $(KERNEL) $(BASELINE) $(BENCH_INITRAMFS) | bench-deps
 	@bench/run-kernel.sh $(KERNEL) $(BASELINE) $(BENCH_INITRAMFS) $(BENCH_DIR)/results
+
+# Not a test either; not part of `make test`.
+bench: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD) | bench-deps
+	@bench/run-image.sh $(KERNEL) $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) $(BENCH_DIR)/image-results

@@ -15,7 +15,7 @@ CRUN_INITRAMFS := $(CRUN_OUT)/initramfs.cpio.gz
 .PHONY: deps-crun crun check-crun test-crun test-crun-patched test-crun-stock crun-force
 
 deps-crun:
-	@scripts/crun-deps.sh
+	@scripts/build-deps.sh crun
 
 # Always asks scripts/crun-build.sh: it rebuilds only when its cache key (the
 # Debian source version, crun-patches/, itself) changes, and touches its

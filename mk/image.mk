@@ -9,32 +9,35 @@
 #   image-demo   boots the image on both kernels: a bursty container without
 #                and with burst, as a table
 # Variables:
-#   IMAGE_CRUN_DEB  our crun .deb (a file or a make target that builds it);
-#                   empty: the image gets Debian's crun and the burst cases fail
+#   IMAGE_DEBS      our .debs (crun, podman: files or make targets that build
+#                   them), installed over Debian's; without them the burst
+#                   cases fail
 #   E2E_TIMEOUT     seconds one boot may take (default 900)
 
 IMAGE_DIR := $(B)/image
 IMAGE := $(IMAGE_DIR)/image.raw
 IMAGE_STOCK_INITRD := $(IMAGE_DIR)/initrd-stock.cpio.gz
-IMAGE_CRUN_DEB ?=
+IMAGE_DEBS ?=
 E2E_TIMEOUT ?= 900
 IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
 	tests/e2e/suite.sh tests/e2e/demo.sh tests/e2e/burst-spin.c tests/e2e/stock-initrd-init \
-	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh
-# Rebuild when the choice of crun changes, not only when its file does.
-IMAGE_CRUN_CHOICE := $(IMAGE_DIR)/crun-choice
+	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh \
+	bench/suite.sh bench/image-bench.sh bench/burstbench.c bench/args.c bench/stats.c \
+	bench/cgroup.c bench/bb.h
+# Rebuild when the choice of packages changes, not only when their files do.
+IMAGE_DEBS_CHOICE := $(IMAGE_DIR)/debs-choice
 
 .PHONY: image-deps image e2e e2e-patched e2e-stock image-demo FORCE
 
 image-deps:
 	@scripts/image-deps.sh
 
-$(IMAGE_CRUN_CHOICE): FORCE
+$(IMAGE_DEBS_CHOICE): FORCE
 	@mkdir -p $(@D)
-	@echo '$(IMAGE_CRUN_DEB)' | cmp -s - $@ || echo '$(IMAGE_CRUN_DEB)' >$@
+	@echo '$(IMAGE_DEBS)' | cmp -s - $@ || echo '$(IMAGE_DEBS)' >$@
 
-$(IMAGE) $(IMAGE_STOCK_INITRD) &: $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_CRUN_DEB) $(IMAGE_CRUN_CHOICE) | image-deps
-	@scripts/image-build.sh $(IMAGE_DIR) $(BASELINE) $(IMAGE_CRUN_DEB)
+$(IMAGE) $(IMAGE_STOCK_INITRD) &: $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(IMAGE_DEBS_CHOICE) | image-deps
+	@scripts/image-build.sh $(IMAGE_DIR) $(BASELINE) $(IMAGE_DEBS)
 
 image: $(IMAGE) $(IMAGE_STOCK_INITRD)
 

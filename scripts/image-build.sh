@@ -2,13 +2,16 @@
 # Build the e2e disk image with mkosi (mkosi.conf + mkosi.extra/ + a tree
 # generated here): OUT_DIR/image.raw, its package manifest, and the initrd
 # that boots Debian's stock kernel on it.
-# Usage: scripts/image-build.sh OUT_DIR STOCK_VMLINUZ [CRUN_DEB]
-#   CRUN_DEB  our crun .deb; empty: Debian's crun.
+# Usage: scripts/image-build.sh OUT_DIR STOCK_VMLINUZ [DEB...]
+#   DEB  our packages (crun, podman), installed over Debian's; each is
+#        checked in the image's manifest. None: Debian's crun and podman.
 # Caches (outside the clone, reused by the next build): the apt package
 # cache and mkosi's incremental base image under $BURST_CACHE/mkosi.
 set -euo pipefail
 
-out=$1 stock=$2 crun_deb=${3:-}
+out=$1 stock=$2
+shift 2
+debs=("$@")
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${BURST_CACHE:-/var/cache/burst-cfs}/mkosi
 gen=$out/gen
@@ -17,28 +20,33 @@ start=$(date +%s)
 command -v mkosi >/dev/null || { echo "image-build: mkosi missing (scripts/image-deps.sh)" >&2; exit 1; }
 mkdir -p "$out" "$cache/packages" "$cache/incremental"
 
-# 1. Generated inputs: the workload container, the suite, the stock kernel's modules.
-echo "image-build: staging the workload container and the suite"
+# 1. Generated inputs: the workload container, the suite, the demo, the
+# benchmark, the stock kernel's modules.
+echo "image-build: staging the workload container, the suite and the benchmark"
 rm -rf "$gen/extra"
 mkdir -p "$gen/extra/usr/lib/burst-e2e" "$gen/extra/usr/share/burst-e2e"
 gcc -O2 -Wall -Wextra -Werror -static -o "$gen/burst-spin" "$top/tests/e2e/burst-spin.c"
-"$top/scripts/image-rootfs.sh" "$gen/extra/usr/share/burst-e2e/rootfs" "$gen/burst-spin"
+gcc -O2 -Wall -Wextra -Werror -static -pthread -o "$gen/burstbench" \
+	"$top/bench/burstbench.c" "$top/bench/args.c" "$top/bench/stats.c" "$top/bench/cgroup.c" -lm
+"$top/scripts/image-rootfs.sh" "$gen/extra/usr/share/burst-e2e/rootfs" "$gen/burst-spin" "$gen/burstbench"
 install -m 755 "$top/tests/e2e/suite.sh" "$gen/extra/usr/lib/burst-e2e/suite"
 install -m 755 "$top/tests/e2e/demo.sh" "$gen/extra/usr/lib/burst-e2e/demo"
+install -m 755 "$top/bench/suite.sh" "$gen/extra/usr/lib/burst-e2e/bench-suite"
+install -m 755 "$top/bench/image-bench.sh" "$gen/extra/usr/lib/burst-e2e/bench"
 "$top/scripts/image-stock.sh" "$stock" "$gen/stock-modules" "$out/initrd-stock.cpio.gz"
 
-# 2. Local package directory: our crun, or nothing (Debian's crun).
+# 2. Local package directory: our packages, or nothing (Debian's).
 rm -rf "$gen/packages"
 mkdir -p "$gen/packages"
-want_crun=
-if [[ -n $crun_deb ]]; then
-	[[ -r $crun_deb ]] || { echo "image-build: $crun_deb not found" >&2; exit 1; }
-	cp -p "$crun_deb" "$gen/packages/"
-	want_crun=$(dpkg-deb -f "$crun_deb" Version)
-	echo "image-build: crun $want_crun from $(basename "$crun_deb")"
-else
-	echo "image-build: no crun .deb given: Debian's crun (burst annotation cases will fail)"
-fi
+want=()
+for deb in "${debs[@]}"; do
+	[[ -r $deb ]] || { echo "image-build: $deb not found" >&2; exit 1; }
+	name=$(dpkg-deb -f "$deb" Package) ver=$(dpkg-deb -f "$deb" Version)
+	cp -p "$deb" "$gen/packages/${name}_${ver}_amd64.deb"
+	want+=("$name=$ver")
+	echo "image-build: $name $ver from $deb"
+done
+((${#debs[@]})) || echo "image-build: no .deb given: Debian's crun and podman (the burst cases will fail)"
 
 # 3. mkosi. Its own step lines ("‣ ...") are the progress; the rest goes to a log.
 echo "image-build: mkosi $(mkosi --version | awk '{print $2}') build (log: $out/mkosi.log)"
@@ -71,13 +79,17 @@ if ((rc != 0)) || [[ ! -s $out/image.raw ]]; then
 	exit 1
 fi
 
-# 4. The image carries the crun we asked for.
-have_crun=$(python3 -c '
+# 4. The image carries the packages we asked for.
+have() {
+	python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))
-print(next((p["version"] for p in m["packages"] if p["name"] == "crun"), ""))' "$out/image.manifest")
-if [[ -n $want_crun && $have_crun != "$want_crun" ]]; then
-	echo "image-build: the image has crun '$have_crun', wanted $want_crun" >&2
-	exit 1
-fi
-echo "image-build: $out/image.raw: $(du -h --apparent-size "$out/image.raw" | cut -f1) ($(du -h "$out/image.raw" | cut -f1) allocated), crun $have_crun, $(( $(date +%s) - start ))s"
+print(next((p["version"] for p in m["packages"] if p["name"] == sys.argv[2]), ""))' "$out/image.manifest" "$1"
+}
+for w in "${want[@]}"; do
+	if [[ $(have "${w%%=*}") != "${w#*=}" ]]; then
+		echo "image-build: the image has ${w%%=*} '$(have "${w%%=*}")', wanted ${w#*=}" >&2
+		exit 1
+	fi
+done
+echo "image-build: $out/image.raw: $(du -h --apparent-size "$out/image.raw" | cut -f1) ($(du -h "$out/image.raw" | cut -f1) allocated), crun $(have crun), podman $(have podman), $(( $(date +%s) - start ))s"

@@ -252,6 +252,98 @@ t_spin_burst_above() { # quota 10 ms / 100 ms, 40 ms requests: burst 50 ms unthr
 		(($(field nr_throttled "$line") > 0)) && within_bound "$line" 10000 100000 "$b"
 	fi
 }
+# --- podman --cpu-burst (podman-patches/): the OCI field, through crun -----------
+t_pm_burst() { # podman run --cpu-burst 20000 (<= quota): cpu.max.burst 20000
+	expect_read e2e-pm-burst "25000 50000" 20000 "${QP[@]}" --cpu-burst 20000
+}
+t_pm_burst_cpus() { # podman run --cpus 0.5 --cpu-burst 30000: quota from --cpus, burst as given
+	expect_read e2e-pm-cpus "50000 100000" 30000 --cpus 0.5 --cpu-burst 30000
+}
+t_pm_burst_above() { # podman run --cpu-burst 75000 > quota 25000: ours accepts, stock refuses, nothing left
+	if [[ $expect == patched ]]; then
+		expect_read e2e-pm-big "25000 50000" 75000 "${QP[@]}" --cpu-burst 75000
+	else
+		expect_refused e2e-pm-big "${QP[@]}" --cpu-burst 75000
+	fi
+}
+# expect_rejected NAME PATTERN OPTS...: podman run must fail before anything
+# exists, its error matching PATTERN (grep -E).
+expect_rejected() {
+	local name=$1 pattern=$2 got left
+	shift 2
+	if got=$(run_ro "$name" "$@" 2>"$work/err"); then
+		say "accepted, read back $got"
+		return 1
+	fi
+	say "refused: $(grep -v '^$' "$work/err" | tail -2 | tr '\n' ' ')"
+	left=$(pm ps -a --filter "name=^$name\$" --format '{{.ID}}')
+	[[ -z $left ]] || say "container left behind: $left"
+	pm rm -f "$name" >/dev/null 2>&1
+	grep -qE -- "$pattern" "$work/err" && [[ -z $left ]]
+}
+t_pm_burst_no_quota() { # --cpu-burst without a quota: error naming the burst and the missing quota
+	expect_rejected e2e-pm-noq 'burst 20000us needs a CPU quota' --cpu-burst 20000
+}
+t_pm_burst_negative() { # --cpu-burst -5: podman's error for an invalid number
+	expect_rejected e2e-pm-neg 'invalid argument "-5" for "--cpu-burst"' "${QP[@]}" --cpu-burst -5
+}
+t_pm_burst_words() { # --cpu-burst lots: podman's error for an invalid number
+	expect_rejected e2e-pm-nan 'invalid argument "lots" for "--cpu-burst"' "${QP[@]}" --cpu-burst lots
+}
+
+# A running container with --cpu-burst for update, inspect and restart.
+PMB=e2e-pmb
+pmb_dir() { cg_of "$PMB"; }
+# pmb_check WANT: the cgroup and podman inspect both say burst WANT.
+pmb_check() {
+	local dir ins
+	dir=$(pmb_dir) || { say "no cgroup for $PMB"; return 1; }
+	ins=$(pm inspect --format '{{.HostConfig.CpuQuota}} {{.HostConfig.CpuBurst}}' "$PMB")
+	say "cpu.max=$(cat "$dir/cpu.max") cpu.max.burst=$(cat "$dir/cpu.max.burst") inspect CpuQuota,CpuBurst=$ins (want burst $1)"
+	[[ $(cat "$dir/cpu.max.burst") == "$1" && $ins == "25000 $1" ]]
+}
+pm_update() { # pm_update ARGS...: podman update, its error shown
+	pm update "$@" "$PMB" >/dev/null 2>"$work/err" && return 0
+	say "podman update $*: $(grep -v '^$' "$work/err" | tail -2 | tr '\n' ' ')"
+	return 1
+}
+t_pm_run_d_inspect() { # podman run -d --cpu-burst 10000: cgroup and inspect HostConfig.CpuBurst
+	pm run -d --name "$PMB" --network none "${QP[@]}" --cpu-burst 10000 --rootfs "$ROOTFS_O" sleep 3600 >/dev/null 2>"$work/err" ||
+		{ say "podman run -d failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	pmb_check 10000
+}
+t_pm_update_up() { # podman update --cpu-burst 20000 (up)
+	pm_update --cpu-burst 20000 && pmb_check 20000
+}
+t_pm_update_above() { # podman update --cpu-burst 60000 > quota: ours applies it; stock refuses, 20000 kept everywhere
+	if [[ $expect == patched ]]; then
+		pm_update --cpu-burst 60000 && pmb_check 60000
+	else
+		! pm_update --cpu-burst 60000 && grep -qi quota "$work/err" && pmb_check 20000
+	fi
+}
+t_pm_update_down() { # podman update --cpu-burst 5000 (down)
+	pm_update --cpu-burst 5000 && pmb_check 5000
+}
+t_pm_update_zero() { # podman update --cpu-burst 0: no burst
+	pm_update --cpu-burst 0 && pmb_check 0
+}
+t_pm_restart_keeps() { # update to 15000, podman restart: the new cgroup has 15000, inspect too
+	local before after
+	pm_update --cpu-burst 15000 || return 1
+	before=$(pmb_dir)
+	pm restart -t 0 "$PMB" >/dev/null 2>"$work/err" ||
+		{ say "podman restart failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	after=$(pmb_dir)
+	say "restarted: pid $(pm inspect --format '{{.State.Pid}}' "$PMB"), cgroup $(basename "$after")"
+	pmb_check 15000
+}
+t_pm_restart_stop_start() { # podman stop + start: burst still 15000
+	pm stop -t 0 "$PMB" >/dev/null 2>&1 && pm start "$PMB" >/dev/null 2>"$work/err" ||
+		{ say "podman stop/start failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	pmb_check 15000
+}
+
 t_bridge_network() { # podman's default bridge network (netavark: veth, bridge, iptables-nft) works
 	local out
 	out=$(pm run --rm --name e2e-net "${QP[@]}" --rootfs "$ROOTFS_O" \
@@ -260,7 +352,8 @@ t_bridge_network() { # podman's default bridge network (netavark: veth, bridge, 
 	say "$(tr '\n' ' ' <<<"$out" | tr -s ' ')"
 	grep -q 'inet ' <<<"$out" && [[ $(tail -1 <<<"$out") == "25000 50000" ]]
 }
-t_rootless() { # rootless podman, cpu delegated to the user's manager: burst applied
+# rootless_read OPTS...: as user burst, run_ro's "Q P|B" in a rootless container.
+rootless_read() {
 	local uid got i ctl
 	uid=$(id -u burst) || { say "no user burst"; return 1; }
 	for ((i = 0; i < 90; i++)); do
@@ -273,20 +366,33 @@ t_rootless() { # rootless podman, cpu delegated to the user's manager: burst app
 	[[ -d /home/burst/rootfs ]] || runuser -u burst -- cp -R "$ROOTFS" /home/burst/rootfs
 	got=$(cd / && runuser -u burst -- env HOME=/home/burst XDG_RUNTIME_DIR=/run/user/$uid \
 		DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus \
-		timeout -k 10 "$TMO" podman run --rm --network none "${QP[@]}" --annotation "$ANN=20000" \
+		timeout -k 10 "$TMO" podman run --rm --network none "$@" \
 		--rootfs /home/burst/rootfs \
 		sh -c 'echo "$(cat /sys/fs/cgroup/cpu.max)|$(cat /sys/fs/cgroup/cpu.max.burst)"' 2>"$work/err") ||
 		{ say "rootless run failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
-	say "rootless: cpu.max=${got%|*} cpu.max.burst=${got#*|}"
-	[[ $got == "25000 50000|20000" ]]
+	say "rootless $*: cpu.max=${got%|*} cpu.max.burst=${got#*|}"
+	echo "$got"
+}
+t_rootless() { # rootless podman, cpu delegated to the user's manager: annotation burst applied
+	[[ $(rootless_read "${QP[@]}" --annotation "$ANN=20000") == "25000 50000|20000" ]]
+}
+t_rootless_cpu_burst() { # rootless podman run --cpu-burst 15000
+	[[ $(rootless_read "${QP[@]}" --cpu-burst 15000) == "25000 50000|15000" ]]
 }
 
+# The cases that expect nothing left behind run before any container is
+# left running.
 tests=(
 	t_quota_only t_ann_us t_ann_unit t_ann_percent t_ann_list_containerd
 	t_ann_list_crio t_ann_above_quota t_ann_percent_above
+	t_pm_burst t_pm_burst_cpus t_pm_burst_above t_pm_burst_no_quota
+	t_pm_burst_negative t_pm_burst_words
 	t_crun_update t_crun_update_above t_podman_update_memory t_podman_update_quota
 	t_no_self_raise t_spin_no_burst t_spin_burst t_spin_burst_above
-	t_bridge_network t_rootless
+	t_pm_run_d_inspect t_pm_update_up
+	t_pm_update_above t_pm_update_down t_pm_update_zero t_pm_restart_keeps
+	t_pm_restart_stop_start
+	t_bridge_network t_rootless t_rootless_cpu_burst
 )
 
 # --- run ------------------------------------------------------------------------
@@ -296,7 +402,7 @@ if [[ -n $only ]]; then
 fi
 describe() { sed -n "s/^$1() { # //p" "$0"; }
 echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite starts at uptime $(cut -d' ' -f1 /proc/uptime)s"
-echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
+echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), podman package $(dpkg-query -W -f='${Version}' podman), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
 echo "1..${#tests[@]}"
 failed=0 n=0
 # A test that hangs must not hang the suite: after TEST_DUMP seconds the
@@ -343,7 +449,7 @@ for t in "${tests[@]}"; do
 	sed 's/^/#   /' "$work/diag"
 done
 set +m
-pm rm -f -t 0 "$UPD" >/dev/null 2>&1
+pm rm -f -t 0 "$UPD" "$PMB" >/dev/null 2>&1
 echo "# $((n - failed)) passed, $failed failed"
 rc=0
 ((failed == 0)) || rc=1

@@ -1,0 +1,53 @@
+# Helpers for timing guests under TCG, sourced by bench/run-kernel.sh and
+# bench/run-image.sh: timing is only meaningful when our guest has the
+# host's CPUs to itself. The sourcing script sets ours_pattern, and for
+# write_info: top, out, runtime, warmup, attempts, load_before, notes,
+# boots_ms, elapsed.
+# shellcheck shell=bash
+
+# How long some host task waited for a CPU (PSI), in microseconds so far.
+cpu_wait_us() { sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/cpu 2>/dev/null || echo 0; }
+# QEMU guests on this host other than ours (whose command line has
+# $ours_pattern).
+others() {
+	local pid n=0
+	for pid in $(pgrep -x qemu-system-x86 || true); do
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$ours_pattern" || n=$((n + 1))
+	done
+	echo "$n"
+}
+# Wait for the other guests, for up to BENCH_QUIET_WAIT seconds.
+wait_quiet() {
+	local waited=0 limit=${BENCH_QUIET_WAIT:-600} n
+	while n=$(others); ((n > 0 && waited < limit)); do
+		((waited % 60)) || echo "bench: waiting for $n other QEMU guest(s) to finish (${waited}s of ${limit}s)"
+		sleep 10
+		waited=$((waited + 10))
+	done
+	((n == 0)) || echo "bench: warning: $n other QEMU guest(s) still running; figures will be noisy" >&2
+}
+# Record in FILE the most other guests seen at once, every 2 s, until killed.
+watch_others() {
+	local most=0 n
+	echo 0 >"$1"
+	while :; do
+		n=$(others)
+		((n <= most)) || { most=$n; echo "$most" >"$1"; }
+		sleep 2
+	done
+}
+
+# write_info GUEST [EXTRA]: OUT/info.txt, the "Last run" lines of the report.
+write_info() {
+	local note release_patched release_stock
+	release_patched=$(sed -n 's/^GUEST-BEGIN kernel=\([^ ]*\).*/\1/p' "$out/bench-patched.log.txt")
+	release_stock=$(sed -n 's/^GUEST-BEGIN kernel=\([^ ]*\).*/\1/p' "$out/bench-stock.log.txt")
+	{
+		echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')"
+		echo "host: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "guest: $1; kernels $release_patched (ours) and $release_stock (Debian's)${2:-}"
+		for note in "${notes[@]}"; do echo "$note"; done
+		echo "host CPU pressure: share of the boot in which some host task waited for a CPU (/proc/pressure/cpu), our guest's own QEMU threads included"
+		echo "runs: ${runtime} s measured after ${warmup} s warm-up each, up to $attempts tries when the host stalled a request by more than $(( ${BENCH_STALL_US:-20000} / 1000 )) ms; the boots took $(( boots_ms / 1000 )) s (${elapsed} s with waiting)"
+	} >"$out/info.txt"
+}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Install, idempotently, what building Debian source packages needs: a
+# deb-src source (in a file of our own; existing sources are never edited),
+# their build-dependencies, and the packaging tools.
+# Usage: scripts/build-deps.sh PACKAGE...   (e.g. crun, podman)
+set -euo pipefail
+
+packages=("$@")
+((${#packages[@]})) || { echo "usage: scripts/build-deps.sh PACKAGE..." >&2; exit 2; }
+
+src_list=/etc/apt/sources.list.d/burst-cfs-src.sources
+tools=(dpkg-dev devscripts quilt fakeroot build-essential cpio busybox-static python3 python3-jsonschema python3-yaml)
+
+want_src() {
+	cat <<'SRC'
+# Added by burst-cfs scripts/build-deps.sh: source packages (apt-get source crun / podman).
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+}
+
+# Build-dependencies of the source packages that are not installed yet,
+# as apt sees them (empty when everything is satisfied).  When apt cannot
+# even plan it (held broken packages), say so rather than nothing.
+missing_build_deps() {
+	local plan
+	plan=$(apt-get build-dep -s "${packages[@]}" 2>/dev/null) || { echo "(unresolvable)"; return; }
+	sed -n 's/^Inst \([^ ]*\) .*/\1/p' <<<"$plan"
+}
+
+missing_tools() {
+	local pkg status
+	for pkg in "${tools[@]}"; do
+		status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+		[[ $status == installed ]] || echo "$pkg"
+	done
+}
+
+need_root() {
+	[[ $(id -u) -eq 0 ]] || { echo "build-deps: $1; run 'make deps' as root" >&2; exit 1; }
+}
+
+updated=
+if ! cmp -s <(want_src) "$src_list" 2>/dev/null; then
+	need_root "$src_list is missing or stale"
+	echo "build-deps: adding deb-src source $src_list"
+	want_src >"$src_list.tmp"
+	mv "$src_list.tmp" "$src_list"
+	echo "build-deps: apt-get update"
+	apt-get update -q >/dev/null
+	updated=1
+elif [[ -z $(apt-cache showsrc "${packages[0]}" 2>/dev/null) ]]; then
+	need_root "no source index for ${packages[0]}"
+	echo "build-deps: apt-get update (no source index yet)"
+	apt-get update -q >/dev/null
+	updated=1
+fi
+
+mapfile -t tools_missing < <(missing_tools)
+mapfile -t build_missing < <(missing_build_deps)
+if ((${#tools_missing[@]} == 0 && ${#build_missing[@]} == 0)); then
+	echo "build-deps: build-dependencies of ${packages[*]} present"
+	exit 0
+fi
+need_root "missing: ${tools_missing[*]} ${build_missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if [[ -z $updated ]]; then
+	echo "build-deps: apt-get update"
+	apt-get update -q >/dev/null
+fi
+if ((${#tools_missing[@]})); then
+	echo "build-deps: installing ${tools_missing[*]}"
+	apt-get install -y -q --no-install-recommends "${tools_missing[@]}"
+fi
+# libsystemd-dev and libudev-dev must match the installed libsystemd0 and
+# libudev1: when another tool (mkosi from bookworm-backports) has moved those
+# ahead of bookworm, build-dep would otherwise pick bookworm's -dev packages
+# and fail with "held broken packages". Pinning each -dev package to its
+# library's installed version works both ways.
+for pair in libsystemd-dev:libsystemd0 libudev-dev:libudev1; do
+	dev=${pair%%:*} lib=${pair#*:}
+	ver=$(dpkg-query -W -f='${Version}' "$lib" 2>/dev/null || true)
+	if [[ -n $ver ]] && [[ $(dpkg-query -W -f='${Version}' "$dev" 2>/dev/null || true) != "$ver" ]]; then
+		echo "build-deps: installing $dev=$ver (matches $lib)"
+		apt-get install -y -q --no-install-recommends "$dev=$ver"
+	fi
+done
+echo "build-deps: apt-get build-dep ${packages[*]}"
+apt-get build-dep -y -q "${packages[@]}"
+mapfile -t build_missing < <(missing_build_deps)
+if ((${#build_missing[@]})); then
+	echo "build-deps: build-dep left missing: ${build_missing[*]}" >&2
+	exit 1
+fi
+echo "build-deps: done"

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Build Debian's podman with our quilt series (podman-patches/) into a .deb
+# with a local version suffix, or take it from the cache when nothing changed.
+# Usage: scripts/podman-build.sh OUTDIR
+#   OUTDIR/podman.deb     the package (also under its own name)
+#   OUTDIR/build-info     version, cache key, inputs
+# The cache, /var/cache/burst-cfs/debs/podman-KEY/, is keyed by the Debian
+# source version (libpod), every file in podman-patches/, this script and
+# lib/debpkg.sh.
+set -euo pipefail
+
+pkg=libpod bin=podman suffix=+burst1 out=$1
+. "$(dirname "$0")/lib/debpkg.sh"
+patchdir=$top/podman-patches
+
+debpkg_setup "$0"
+debpkg_cached && exit 0
+debpkg_prepare
+
+# podman links the system's runtime-spec: it must know linux.resources.cpu.burst.
+spec=/usr/share/gocode/src/github.com/opencontainers/runtime-spec/specs-go/config.go
+grep -q 'Burst \*uint64' "$spec" ||
+	die "$spec has no LinuxCPU.Burst: golang-github-opencontainers-specs-dev is too old"
+
+debpkg_changelog \
+	"* podman run, create and update --cpu-burst: linux.resources.cpu.burst," \
+	"  shown by inspect; update keeps the CPU limits it sets (burst-cfs," \
+	"  podman-patches/)."
+debpkg_build
+
+for page in run create update; do
+	debpkg_check_man "./usr/share/man/man1/podman-$page.1.gz" 'cpu(\\)?-burst'
+done
+grep -qa 'cpu-burst' "$tree/_output/bin/podman" ||
+	die "the podman built has no --cpu-burst flag"
+
+debpkg_store
