@@ -66,7 +66,7 @@ done
 elapsed=$(( $(date +%s) - start ))
 
 versions=$(sed -n 's/^# podman version \([^,]*\), podman package \([^,]*\), crun package \(.*\)/podman \2, crun \3/p' "$out/bench-patched.log.txt")
-write_info "the e2e image (mkosi qemu), $(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG, ${E2E_SMP:-2} vCPUs, ${E2E_MEM:-2048} MiB" "; $versions"
+write_info "the e2e image (mkosi qemu), $(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG (${E2E_TCG:-single}-threaded), ${E2E_SMP:-2} vCPUs, ${E2E_MEM:-2048} MiB" "; $versions"
 python3 "$top/bench/report.py" --template "$top/bench/benchmarks.md.in" \
 	--setup "$top/bench/setup-image.md" --generator "make bench" \
 	--md "$docs/benchmarks.md" --png "$docs/benchmarks.png" --info "$out/info.txt" \

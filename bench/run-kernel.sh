@@ -61,7 +61,7 @@ for kernel in patched stock; do
 done
 elapsed=$(( $(date +%s) - start ))
 
-write_info "$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG, 2 vCPUs, 512 MiB"
+write_info "$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG (single-threaded), 2 vCPUs, 512 MiB"
 python3 "$top/bench/report.py" --template "$top/bench/benchmarks.md.in" \
 	--setup "$top/bench/setup-kernel.md" --generator "make bench-kernel" \
 	--md "$docs/benchmarks-kernel.md" --png "$docs/benchmarks-kernel.png" --info "$out/info.txt" \

@@ -11,7 +11,9 @@
 # private copy of the image, so boots may run side by side. A progress line
 # every 15 s.
 # Exit status: mkosi's (124/137 when the timeout hit).
-# Environment: E2E_MEM (MiB, default 2048), E2E_SMP (default 2).
+# Environment: E2E_MEM (MiB, default 2048), E2E_SMP (default 2), E2E_TCG
+# (single, the default: one host thread runs every vCPU, see
+# tcg-single/qemu-system-x86_64; multi: a thread per vCPU, QEMU's default).
 set -euo pipefail
 
 label=$1 kernel=$2 initrd=$3 image=$4 console=$5 out=$6 timeout_s=$7
@@ -28,7 +30,10 @@ if [[ $initrd != none ]]; then
 	qemu_args+=(-initrd "$(realpath "$initrd")")
 fi
 # mkosi.conf's KernelCommandLine= (root=, console=ttyS0, firstboot off) + these.
+# A stalled CPU panics at once: its backtrace reaches the console and the
+# boot ends instead of idling to the timeout.
 append="rootwait panic=-1 loglevel=4 systemd.show_status=error"
+append+=" sysctl.kernel.panic_on_rcu_stall=1"
 # Warnings and errors of every service (podman, crun, failed units) on the
 # console: what a failure report shows.
 append+=" systemd.journald.forward_to_console=1 systemd.journald.max_level_console=warning $*"
@@ -39,10 +44,16 @@ outdir=$(cd "$(dirname "$image")" && pwd)
 # normal exit); no boot lives longer than half an hour.
 find "$outdir" -maxdepth 1 -name 'image.raw-????????????????' -mmin +30 -delete
 
+case ${E2E_TCG:-single} in
+single) tcg_args=(--extra-search-path "$top/tests/e2e/tcg-single") ;;
+multi) tcg_args=() ;;
+*) echo "boot-image: E2E_TCG=$E2E_TCG: expected single or multi" >&2; exit 2 ;;
+esac
+
 start=$(date +%s)
 set +e
 (cd "$top" && exec timeout --foreground -k 10 "$timeout_s" \
-	mkosi --output-dir "$outdir" \
+	mkosi --output-dir "$outdir" "${tcg_args[@]}" \
 	--machine "burst-$$" \
 	--qemu-kernel "$(realpath "$kernel")" \
 	--qemu-smp "${E2E_SMP:-2}" --qemu-mem "${E2E_MEM:-2048}M" \

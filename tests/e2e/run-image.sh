@@ -51,8 +51,8 @@ guest_rc=$(sed -n 's/^E2E-RESULT rc=\([0-9]*\).*/\1/p' "$tap.txt" | tail -1)
 [[ -n $planned ]] || problems+=("no TAP plan line")
 [[ -z $planned || $planned == $((passed + failed)) ]] || problems+=("plan says $planned tests, $((passed + failed)) reported")
 ((failed == 0)) || problems+=("$failed tests failed")
-if grep -qaE 'Kernel panic|WARNING:|BUG:' "$console.txt"; then
-	problems+=("kernel reported a warning, BUG or panic")
+if grep -qaE 'Kernel panic|WARNING:|BUG:|rcu: INFO' "$console.txt"; then
+	problems+=("kernel reported a warning, BUG, stall or panic")
 fi
 
 echo "$passed $failed" >"$results/$name.result"
