@@ -14,18 +14,15 @@ set -euo pipefail
 ours=$1 stock=$2 stock_initrd=$3 image=$4 out=$5
 top=$(cd "$(dirname "$0")/.." && pwd)
 docs=${BENCH_DOCS:-$top/docs}
-runtime=${BENCH_RUNTIME:-15} warmup=${BENCH_WARMUP:-2} attempts=${BENCH_ATTEMPTS:-2}
+. "$top/bench/runner-lib.sh"
 # Up to 7 runs per boot, each try run time + warm-up + container start-up
 # (≈10 s under TCG), plus the boot itself (≈90 s).
 timeout_s=$(( 7 * attempts * (${runtime%.*} + ${warmup%.*} + 25) + 300 ))
-append="BENCH_RUNTIME=$runtime BENCH_WARMUP=$warmup BENCH_ATTEMPTS=$attempts"
-append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ours_pattern=$out/
-. "$top/bench/runner-lib.sh"
 
 start=$(date +%s) boots_ms=0
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -20,16 +20,13 @@ set -euo pipefail
 ours=$1 stock=$2 initramfs=$3 out=$4
 top=$(cd "$(dirname "$0")/.." && pwd)
 docs=${BENCH_DOCS:-$top/docs}
-runtime=${BENCH_RUNTIME:-15} warmup=${BENCH_WARMUP:-2} attempts=${BENCH_ATTEMPTS:-2}
+. "$top/bench/runner-lib.sh"
 # Up to 7 runs per boot, each try run time + warm-up + a few seconds of
 # set-up, plus the boot itself; generous, since a busy host slows TCG down.
 timeout_s=$(( 7 * attempts * (${runtime%.*} + ${warmup%.*} + 10) + 180 ))
-append="BENCH_RUNTIME=$runtime BENCH_WARMUP=$warmup BENCH_ATTEMPTS=$attempts"
-append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
 # Guests this run boots have $initramfs on their command line.
 ours_pattern=$initramfs
-. "$top/bench/runner-lib.sh"
 
 rm -rf "$out"
 mkdir -p "$out"

@@ -1,9 +1,15 @@
 # Helpers for timing guests under TCG, sourced by bench/run-kernel.sh and
 # bench/run-image.sh: timing is only meaningful when our guest has the
 # host's CPUs to itself. The sourcing script sets ours_pattern, and for
-# write_info: top, out, runtime, warmup, attempts, load_before, notes,
-# boots_ms, elapsed.
+# write_info: top, out, load_before, notes, boots_ms, elapsed.
 # shellcheck shell=bash
+
+# The run settings both setups pass to bench/suite.sh, and the kernel
+# command-line words that carry them into the guest.
+runtime=${BENCH_RUNTIME:-15} warmup=${BENCH_WARMUP:-2} attempts=${BENCH_ATTEMPTS:-2}
+# shellcheck disable=SC2034 # used by the sourcing script
+append="BENCH_RUNTIME=$runtime BENCH_WARMUP=$warmup BENCH_ATTEMPTS=$attempts"
+append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
 # How long some host task waited for a CPU (PSI), in microseconds so far.
 cpu_wait_us() { sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/cpu 2>/dev/null || echo 0; }
