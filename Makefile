@@ -8,27 +8,31 @@ SHELL := /bin/bash
 B := build
 export BURST_CACHE ?= /var/cache/burst-cfs
 
-PATCHES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' kernel/series 2>/dev/null | sed 's,^,kernel/,')
+PATCHES := $(shell sed -e 's/\#.*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' kernel/series 2>/dev/null | sed 's,^,kernel/,')
 KERNEL_SRC := $(B)/kernel/src
 KERNEL_TREE_STAMP := $(B)/kernel/src.stamp
 GUEST_FRAGMENT := kernel/config/guest.config
-LOCKDEP_FRAGMENT := kernel/config/lockdep.config
+DEBUG_FRAGMENT := kernel/config/debug.config
 
 KERNEL := $(B)/kernel/bzImage-guest
-KERNEL_LOCKDEP := $(B)/kernel/bzImage-lockdep
+KERNEL_DEBUG := $(B)/kernel/bzImage-debug
 BASELINE := $(B)/baseline/vmlinuz
 
 GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -static -pthread
-KTEST_COMMON := tests/kernel/tap.c tests/kernel/cg.c
+# The reference model of the pool (model/): the guest suites, burstctl and
+# the benchmark link this one file.
+MODEL_SRC := model/bw-model.c
+MODEL_HDR := model/bw-model.h
+KTEST_COMMON := tests/kernel/tap.c tests/kernel/cg.c tests/kernel/pool.c $(MODEL_SRC)
 KTEST_SRCS := tests/kernel/burst-kernel.c $(wildcard tests/kernel/test-*.c) $(KTEST_COMMON)
-KTEST_HDRS := $(wildcard tests/kernel/*.h)
+KTEST_HDRS := $(wildcard tests/kernel/*.h) $(MODEL_HDR)
 KTEST := $(B)/tests/burst-kernel
 STRESS_SRCS := tests/kernel/burst-stress.c $(KTEST_COMMON)
 STRESS := $(B)/tests/burst-stress
 INITRAMFS := $(B)/tests/initramfs.cpio.gz
 
-.PHONY: all deps deps-kernel kernel kernel-lockdep baseline initramfs check check-series \
-	checkpatch check-host check-series-builds test test-harness test-kernel \
+.PHONY: all deps deps-kernel kernel kernel-debug baseline initramfs check check-series \
+	checkpatch check-model check-host check-series-builds test-series-prefixes test test-harness test-kernel \
 	test-stress demo demo-kernel clean
 
 all: kernel
@@ -51,11 +55,13 @@ $(KERNEL_TREE_STAMP): kernel/series $(PATCHES) scripts/kernel-tree.sh /usr/src/l
 $(KERNEL): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) scripts/kernel-build.sh
 	@scripts/kernel-build.sh $(KERNEL_SRC) $(B)/kernel/obj-guest $@ $(GUEST_FRAGMENT)
 
-$(KERNEL_LOCKDEP): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) $(LOCKDEP_FRAGMENT) scripts/kernel-build.sh
-	@scripts/kernel-build.sh $(KERNEL_SRC) $(B)/kernel/obj-lockdep $@ $(GUEST_FRAGMENT) $(LOCKDEP_FRAGMENT)
+# lockdep + KASAN + UBSAN, on a config cut down to what the initramfs
+# harness needs (kernel/config/debug.config says why).
+$(KERNEL_DEBUG): $(KERNEL_TREE_STAMP) $(DEBUG_FRAGMENT) scripts/kernel-build.sh
+	@scripts/kernel-build.sh $(KERNEL_SRC) $(B)/kernel/obj-debug $@ $(DEBUG_FRAGMENT)
 
 kernel: $(KERNEL)
-kernel-lockdep: $(KERNEL_LOCKDEP)
+kernel-debug: $(KERNEL_DEBUG)
 
 $(BASELINE): scripts/baseline-kernel.sh | deps-kernel
 	@scripts/baseline-kernel.sh $@
@@ -81,7 +87,17 @@ initramfs: $(INITRAMFS)
 
 # Host only, no guest: the series applies and is checkpatch-clean, and the
 # pipeline's own scripts behave (tests/host).
-check: check-series checkpatch check-host check-crun check-bench
+check: check-series checkpatch check-model check-host check-crun check-bench
+
+MODEL_TEST := $(B)/model/test-bw-model
+
+$(MODEL_TEST): model/test-bw-model.c $(MODEL_SRC) $(MODEL_HDR) tests/kernel/tap.c tests/kernel/tap.h
+	@mkdir -p $(@D)
+	gcc -O2 -g -Wall -Wextra -Werror -o $@ model/test-bw-model.c $(MODEL_SRC) tests/kernel/tap.c
+
+# The reference model against hand-computed cases.
+check-model: $(MODEL_TEST)
+	@$(MODEL_TEST)
 
 check-series: | deps-kernel
 	@scripts/kernel-tree.sh --check $(KERNEL_SRC)
@@ -96,6 +112,13 @@ check-host: check-series
 check-series-builds: $(KERNEL_TREE_STAMP)
 	@scripts/kernel-series-builds.sh $(KERNEL_SRC) $(B)/kernel/obj-bisect $(GUEST_FRAGMENT)
 
+# The suite's teeth (not in `make test`: a kernel build and a boot per
+# patch): on the kernel of every prefix of the series the suite, expecting
+# our kernel, fails exactly the checks of the features the prefix lacks.
+test-series-prefixes: $(KERNEL_TREE_STAMP) $(INITRAMFS)
+	@scripts/series-prefixes.sh $(KERNEL_SRC) $(B)/kernel/obj-prefix $(INITRAMFS) \
+		$(B)/results/prefixes $(GUEST_FRAGMENT)
+
 # The harness itself: a guest that never reports must fail the run.
 test-harness: $(BASELINE) $(INITRAMFS)
 	@tests/qemu/selftest.sh $(BASELINE) $(INITRAMFS)
@@ -109,8 +132,8 @@ test: check
 	@$(MAKE) --no-print-directory test-harness test-kernel test-stress test-crun e2e || { scripts/summary.sh $(B)/results; exit 1; }
 	@scripts/summary.sh $(B)/results
 
-test-stress: $(KERNEL_LOCKDEP) $(INITRAMFS)
-	@tests/qemu/run-guest.sh stress-lockdep $(KERNEL_LOCKDEP) $(INITRAMFS) burst-stress patched 900
+test-stress: $(KERNEL_DEBUG) $(INITRAMFS)
+	@tests/qemu/run-guest.sh stress-debug $(KERNEL_DEBUG) $(INITRAMFS) burst-stress patched 900
 
 # --- demo ---------------------------------------------------------------------
 

@@ -12,7 +12,8 @@ src=$(realpath "$1")
 obj=$(realpath -m "$2")
 out=$3
 shift 3
-fragments=("$@")
+fragments=()
+for fragment; do fragments+=("$(realpath "$fragment")"); done
 
 cache=${BURST_CACHE:-/var/cache/burst-cfs}
 export CCACHE_DIR=$cache/ccache
@@ -35,8 +36,10 @@ cat "$src/arch/x86/configs/x86_64_defconfig" \
 if ! cmp -s "$obj/.config.wanted" "$obj/.config.inputs" 2>/dev/null || [[ ! -f $obj/.config ]]; then
 	echo "kernel-build: configuring $obj"
 	"${kmake[@]}" -s x86_64_defconfig
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-		"$src/kernel/configs/kvm_guest.config" "${fragments[@]}" >"$obj/merge.log"
+	# merge_config.sh keeps its temporary files in the current directory:
+	# run it in the object tree so an interrupted build leaves none in the clone.
+	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+		"$src/kernel/configs/kvm_guest.config" "${fragments[@]}" >"$obj/merge.log")
 	"${kmake[@]}" -s olddefconfig
 	cp "$obj/.config.wanted" "$obj/.config.inputs"
 fi

@@ -49,7 +49,7 @@ if [[ ! -f $src/.pristine-id || $(cat "$src/.pristine-id") != "$tar_id" ]]; then
 	echo "$tar_id" >"$src/.pristine-id"
 fi
 
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series")
 ((${#patches[@]})) || { echo "kernel-tree: $series lists no patches" >&2; exit 1; }
 
 # Apply the whole series to a scratch index first, so a patch that does not

@@ -15,7 +15,7 @@ out=$("$top/scripts/kernel-tree.sh" --check "$src" 2>&1) || true
 ok grep -q 'apply to pristine' <<<"$out"
 
 # Break the second patch: alter the first context line of its first hunk.
-second=$(sed -n 2p "$tmp/series")
+second=$(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$tmp/series" | sed -n 2p)
 awk '!done && hunk && /^ / { sub(/^ /, " BROKEN"); done = 1 } /^@@/ { hunk = 1 } 1' \
 	"$tmp/$second" >"$tmp/broken" && mv "$tmp/broken" "$tmp/$second"
 head_before=$(git -C "$src" rev-parse HEAD)

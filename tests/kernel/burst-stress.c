@@ -3,13 +3,15 @@
  * Stress for CFS bandwidth burst: busy and blinking tasks run in several
  * v2 groups while threads write random valid and invalid values to
  * cpu.max (1, 2 and 3 fields), cpu.max.burst and the burst sysctls,
- * migrate tasks, read every file, and create and remove groups. It then
- * checks that nothing failed with an errno other than EINVAL, ENOENT or
- * EBUSY, that every group is still readable, that each group's settings
- * are what its successful writes made them, and that every group still
- * runs within its limit. Semantics are not judged here: the suite does
- * that. It works on kernels with and without the series (a third cpu.max
- * field and the sysctls are probed). Meant for a lockdep kernel.
+ * migrate tasks, read every file, and create and remove groups. Every
+ * write to the stable groups is also made to the reference model
+ * (model/bw-model.c), which must agree on whether the kernel took it; at
+ * the end each group's settings must be the model's. It then checks that
+ * nothing failed with an errno other than EINVAL, ENOENT or EBUSY, and
+ * that every group still runs within its limit. It checks our kernel
+ * (BURSTCFS_EXPECT=patched: the three-field cpu.max and the sysctls must be
+ * there) on a lockdep build: lockdep must be on at the start and still on
+ * at the end, since it turns itself off after its first report.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../model/bw-model.h"
 #include "cg.h"
 #include "tap.h"
 
@@ -33,7 +36,7 @@
 #define PARENT		CG2_ROOT "/stress"
 #define NGROUPS		5	/* the parent, three leaves under it, one top-level leaf */
 #define NLEAVES		4
-#define CHECKS		10
+#define CHECKS		12
 
 static const char *const groups[NGROUPS] = {
 	PARENT, PARENT "/a", PARENT "/b", PARENT "/c", CG2_ROOT "/stress-d",
@@ -41,17 +44,17 @@ static const char *const groups[NGROUPS] = {
 /* Leaves are groups[1..4]: tasks live there only. */
 #define LEAF(i)		groups[1 + (i)]
 
-/* What each group's settings must be: only successful writes change them. */
+/* Each group's settings as the model has them, written under the same lock. */
 struct model {
 	pthread_mutex_t lock;
-	long long quota;	/* -1: max */
-	long long period;
-	long long burst;
+	struct bwm_group g;
 };
 static struct model models[NGROUPS];
+/* The sysctls do not change which writes are taken: the model keeps defaults. */
+static struct bwm_sysctls model_sysctls;
+static atomic_long n_disagree;
 
 static atomic_bool stop;
-static bool three_field;	/* the kernel takes burst as cpu.max's third field */
 static bool has_sysctls;
 
 /* Outcome counters. */
@@ -92,6 +95,21 @@ static void tally(int ret, const char *what)
 	}
 }
 
+/* The kernel and the model must agree on every write to a stable group. */
+static void agree(int kernel, int model, const char *file, const char *val)
+{
+	long n;
+
+	if (kernel == model)
+		return;
+	n = atomic_fetch_add(&n_disagree, 1);
+	if (n < 10) {
+		pthread_mutex_lock(&report_lock);
+		tap_diag("%s '%s': the kernel says %d, the model %d", file, tap_escape(val), kernel, model);
+		pthread_mutex_unlock(&report_lock);
+	}
+}
+
 static unsigned int rnd(unsigned int *seed, unsigned int n)
 {
 	return rand_r(seed) % n;
@@ -124,16 +142,15 @@ static long long rnd_burst(unsigned int *seed)
 	}
 }
 
-/* One random cpu.max write; the model follows it when it succeeds. */
+/* One random cpu.max write, made to the model as well. */
 static void write_max(unsigned int *seed)
 {
 	static const char *const bad_thirds[] = { "abc", "-5", "17592186044416", "1 2" };
-	int g = rnd(seed, NGROUPS), fields = 1 + rnd(seed, 3), ret;
+	int g = rnd(seed, NGROUPS), fields = 1 + rnd(seed, 3), ret, mret;
 	struct model *m = &models[g];
 	long long q = rnd(seed, 6) ? rnd_quota(seed) : -1, p = rnd_period(seed);
 	long long b = rnd_burst(seed);
 	char val[96], qs[32], third[40];
-	bool bad_third = false;
 
 	if (q < 0)
 		strcpy(qs, "max");
@@ -141,16 +158,15 @@ static void write_max(unsigned int *seed)
 		snprintf(qs, sizeof(qs), "%lld", q);
 	snprintf(third, sizeof(third), "%lld", b);
 	switch (rnd(seed, 10)) {
-	case 0:	/* rejected by every kernel, whatever the field count */
+	case 0:
 		strcpy(qs, rnd(seed, 2) ? "-1" : "500");
 		break;
 	case 1:
 		p = rnd(seed, 2) ? 999 : 1000001;
 		fields = fields < 2 ? 2 : fields;
 		break;
-	case 2:	/* a third field the series rejects and stock ignores */
+	case 2:
 		fields = 3;
-		bad_third = true;
 		strcpy(third, bad_thirds[rnd(seed, 4)]);
 		break;
 	}
@@ -163,18 +179,9 @@ static void write_max(unsigned int *seed)
 
 	pthread_mutex_lock(&m->lock);
 	ret = cg_write(groups[g], "cpu.max", "%s", val);
-	if (!ret) {
-		m->quota = !strcmp(qs, "max") ? -1 : strtoll(qs, NULL, 10);
-		if (fields >= 2)
-			m->period = p;
-		if (fields == 3 && three_field) {
-			if (bad_third)
-				unexpected("cpu.max took a bad third field", -EPROTO);
-			else
-				m->burst = b;
-		}
-	}
+	mret = bwm_write_cpu_max(&m->g, val, strlen(val));
 	pthread_mutex_unlock(&m->lock);
+	agree(ret, mret, "cpu.max", val);
 	tally(ret, "write cpu.max");
 	atomic_fetch_add(&n_max_writes, 1);
 }
@@ -182,23 +189,19 @@ static void write_max(unsigned int *seed)
 static void write_burst(unsigned int *seed)
 {
 	static const char *const bad[] = { "-1", "abc", "17592186044416", "1.5" };
-	int g = rnd(seed, NGROUPS), ret;
+	int g = rnd(seed, NGROUPS), ret, mret;
 	struct model *m = &models[g];
-	long long b = rnd_burst(seed);
-	bool invalid = !rnd(seed, 4);
-	const char *badval = bad[rnd(seed, 4)];
+	char val[32];
 
-	pthread_mutex_lock(&m->lock);
-	if (invalid)
-		ret = cg_write(groups[g], "cpu.max.burst", "%s", badval);
+	if (!rnd(seed, 4))
+		snprintf(val, sizeof(val), "%s", bad[rnd(seed, 4)]);
 	else
-		ret = cg_write(groups[g], "cpu.max.burst", "%lld", b);
-	if (!ret && !invalid)
-		m->burst = b;
-	/* Stock takes any burst without a limit: then the model must follow. */
-	if (!ret && invalid)
-		m->burst = strtoll(badval, NULL, 10);
+		snprintf(val, sizeof(val), "%lld", rnd_burst(seed));
+	pthread_mutex_lock(&m->lock);
+	ret = cg_write(groups[g], "cpu.max.burst", "%s", val);
+	mret = bwm_write_cpu_max_burst(&m->g, val, strlen(val));
 	pthread_mutex_unlock(&m->lock);
+	agree(ret, mret, "cpu.max.burst", val);
 	tally(ret, "write cpu.max.burst");
 	atomic_fetch_add(&n_burst_writes, 1);
 }
@@ -334,18 +337,18 @@ static pid_t spawn(bool blink)
 	}
 }
 
-/* Does a third cpu.max field set burst? Probed on a scratch group. */
-static bool probe_three_field(void)
+/*
+ * lockdep's own verdict: /proc/lockdep_stats says "debug_locks: 1" while
+ * it checks, 0 once it has reported something (or was never on).
+ */
+static int lockdep_on(void)
 {
-	const char *cg = CG2_ROOT "/stress-probe";
-	bool yes;
+	char buf[8192], *p;
 
-	cg_create(cg);
-	cg_write(cg, "cpu.max", "10000 100000");
-	cg_write(cg, "cpu.max", "10000 100000 4000");
-	yes = cg_num(cg, "cpu.max.burst") == 4000;
-	rmdir(cg);
-	return yes;
+	if (cg_read("/proc", "lockdep_stats", buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "debug_locks:");
+	return p ? (int)strtol(p + strlen("debug_locks:"), NULL, 10) : -1;
 }
 
 static int setup(void)
@@ -359,9 +362,7 @@ static int setup(void)
 		ret = ret ?: cg_write(groups[i], "cpu.max", "max 100000");
 		ret = ret ?: cg_write(groups[i], "cpu.max.burst", "0");
 		pthread_mutex_init(&models[i].lock, NULL);
-		models[i].quota = -1;
-		models[i].period = 100000;
-		models[i].burst = 0;
+		bwm_group_init(&models[i].g, &model_sysctls);
 	}
 	for (i = 0; i < NTASKS && !ret; i++) {
 		tasks[i] = spawn(i & 1);
@@ -392,25 +393,11 @@ static void kill_tasks(void)
 	}
 }
 
-/* Parse "max P" or "Q P"; false when the text is neither. */
-static bool parse_max(const char *s, long long *q, long long *p)
-{
-	char tok[32], extra;
-
-	if (sscanf(s, "%31s %lld %c", tok, p, &extra) != 2)
-		return false;
-	if (!strcmp(tok, "max")) {
-		*q = -1;
-		return true;
-	}
-	return sscanf(tok, "%lld%c", q, &extra) == 1;
-}
-
 int main(int argc, char **argv)
 {
 	long long seconds = argc > 1 ? atoll(argv[1]) : 40, start, t0, t1;
 	pthread_t th[8];
-	int nth = 0, i, ret, bad;
+	int nth = 0, i, ret, bad, lockdep_start;
 	struct utsname u;
 	char buf[256];
 
@@ -419,16 +406,19 @@ int main(int argc, char **argv)
 	tap_diag("burst-stress on %s, %d CPUs, %lld s, BURSTCFS_EXPECT=%s", u.release, cpu_count(),
 		 seconds, getenv("BURSTCFS_EXPECT") ?: "(unset)");
 	tap_plan(CHECKS);
+	if (!expect_patched())
+		tap_bail("burst-stress checks our kernel against the model: run it with BURSTCFS_EXPECT=patched");
+	bwm_sysctls_init(&model_sysctls);
 	ret = cg_write(CG2_ROOT, "cgroup.subtree_control", "+cpu");
-	three_field = !ret && probe_three_field();
+	lockdep_start = lockdep_on();
+	tap_ok(lockdep_start == 1, "lockdep is on at the start (debug_locks %d)", lockdep_start);
 	has_sysctls = access("/proc/sys/kernel/" SYSCTL_BURST_ENABLED, F_OK) == 0 &&
 		      access("/proc/sys/kernel/" SYSCTL_BURST_ONSET, F_OK) == 0;
-	tap_diag("kernel takes a third cpu.max field: %s; burst sysctls: %s",
-		 three_field ? "yes" : "no", has_sysctls ? "present" : "absent");
+	tap_ok(has_sysctls, "the kernel has both burst sysctls");
 	ret = ret ?: setup();
 	if (!tap_ok(ret == 0, "set up %d groups and %d tasks (ret %d)", NGROUPS, NTASKS + 1, ret)) {
 		kill_tasks();
-		for (i = 2; i <= CHECKS; i++)
+		for (i = tap_count() + 1; i <= CHECKS; i++)
 			tap_ok(false, "not reached: setup failed");
 		return 1;
 	}
@@ -463,40 +453,30 @@ int main(int argc, char **argv)
 	       atomic_load(&n_ok), atomic_load(&n_einval));
 	tap_ok(atomic_load(&n_unexpected) == 0, "errors were only EINVAL, ENOENT or EBUSY (%ld others)",
 	       atomic_load(&n_unexpected));
-	tap_ok(has_sysctls ? atomic_load(&n_enoent) == 0 : atomic_load(&n_enoent) > 0,
-	       "ENOENT only from absent sysctls (%ld, sysctls %s)", atomic_load(&n_enoent),
-	       has_sysctls ? "present" : "absent");
+	tap_ok(atomic_load(&n_enoent) == 0, "no ENOENT (%ld)", atomic_load(&n_enoent));
+	tap_ok(atomic_load(&n_disagree) == 0,
+	       "the kernel took exactly the writes the model takes (%ld disagreements)",
+	       atomic_load(&n_disagree));
 
-	/* Every group readable, settings as the successful writes left them. */
+	/* Every group readable, settings as the model has them. */
 	for (i = 0, bad = 0; i < NGROUPS; i++) {
-		long long q, p, b = cg_num(groups[i], "cpu.max.burst");
+		long long b = cg_num(groups[i], "cpu.max.burst");
+		char want[64];
 
-		if (cg_read(groups[i], "cpu.max", buf, sizeof(buf)) || !parse_max(buf, &q, &p) ||
-		    b < 0 || cg_key(groups[i], "cpu.stat", "nr_periods") < 0) {
-			tap_diag("%s: unreadable (cpu.max '%s')", groups[i], buf);
+		bwm_read_cpu_max(&models[i].g, want, sizeof(want));
+		if (cg_read(groups[i], "cpu.max", buf, sizeof(buf)) || b < 0 ||
+		    cg_key(groups[i], "cpu.stat", "nr_periods") < 0) {
+			tap_diag("%s: unreadable (cpu.max '%s')", groups[i], tap_escape(buf));
 			bad++;
-			continue;
-		}
-		if (q != models[i].quota || p != models[i].period || b != models[i].burst) {
-			tap_diag("%s: reads quota %lld period %lld burst %lld, writes made %lld %lld %lld",
-				 groups[i], q, p, b, models[i].quota, models[i].period, models[i].burst);
+		} else if (strcmp(buf, want) || b != bwm_burst_us(&models[i].g)) {
+			tap_diag("%s: reads cpu.max '%s' burst %lld, the model '%s' burst %lld", groups[i],
+				 tap_escape(buf), b, tap_escape(want), bwm_burst_us(&models[i].g));
 			bad++;
 		} else {
-			tap_diag("%s: quota %lld period %lld burst %lld", groups[i], q, p, b);
+			tap_diag("%s: cpu.max '%s' burst %lld", groups[i], tap_escape(buf), b);
 		}
 	}
-	tap_ok(bad == 0, "all %d groups readable, settings match their successful writes (%d off)",
-	       NGROUPS, bad);
-
-	/* Bounds every kernel keeps. */
-	for (i = 0, bad = 0; i < NGROUPS; i++) {
-		if (models[i].period < 1000 || models[i].period > 1000000 ||
-		    (models[i].quota != -1 && (models[i].quota < 1000 || models[i].quota > MAX_RT_US)) ||
-		    (models[i].quota != -1 && !has_sysctls && models[i].burst > models[i].quota) ||
-		    (has_sysctls && models[i].burst > MAX_RT_US))
-			bad++;
-	}
-	tap_ok(bad == 0, "periods, quotas and bursts within the kernel's bounds (%d off)", bad);
+	tap_ok(bad == 0, "all %d groups readable, settings are the model's (%d off)", NGROUPS, bad);
 
 	/* Every leaf still runs, and within a fresh limit. */
 	burst_sysctls_default();
@@ -546,10 +526,7 @@ int main(int argc, char **argv)
 		if (rmdir(groups[i]))
 			bad++;
 	tap_ok(bad == 0, "all groups removed (%d failed)", bad);
-	if (has_sysctls)
-		tap_ok(sysctl_num(SYSCTL_BURST_ENABLED) == 1 && sysctl_num(SYSCTL_BURST_ONSET) == 0,
-		       "burst sysctls back at their defaults");
-	else
-		tap_ok(sysctl_num(SYSCTL_BURST_ENABLED) == LLONG_MIN, "burst sysctls still absent");
+	ret = lockdep_on();
+	tap_ok(ret == 1, "lockdep is still on at the end: it reported nothing (debug_locks %d)", ret);
 	return tap_failed() ? 1 : 0;
 }

@@ -84,3 +84,23 @@ const char *tap_abandoned(void)
 	tap_has_reason = false;
 	return tap_reason;
 }
+
+const char *tap_escape(const char *s)
+{
+	static char bufs[4][160];
+	static int next;
+	char *out = bufs[next++ % 4], *p = out;
+
+	for (; *s && p < out + sizeof(bufs[0]) - 5; s++) {
+		if (*s == '\n')
+			p += sprintf(p, "\\n");
+		else if (*s == '\t')
+			p += sprintf(p, "\\t");
+		else if ((unsigned char)*s < ' ' || *s == 0x7f)
+			p += sprintf(p, "\\x%02x", (unsigned char)*s);
+		else
+			*p++ = *s;
+	}
+	*p = '\0';
+	return out;
+}

@@ -21,5 +21,10 @@ int tap_count(void);
 void tap_abandon(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The reason recorded since the last call, or NULL; clears it. */
 const char *tap_abandoned(void);
+/*
+ * @s with newlines, tabs and other control characters escaped, so that a
+ * description quoting it stays one TAP line; valid until four more calls.
+ */
+const char *tap_escape(const char *s);
 
 #endif

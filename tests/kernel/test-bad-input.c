@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bad input on every knob is EINVAL and leaves the old values: cpu.max,
+ * Bad input on every knob is refused and leaves the old values: cpu.max,
  * cpu.max.burst and, where the kernel has them, the two burst sysctls
- * (stock: they do not exist, ENOENT).
+ * (stock: they do not exist, ENOENT). cpu.max is parsed by the scheduler
+ * (EINVAL); cpu.max.burst by the cgroup core (kstrtoull(): ERANGE for a
+ * number that does not fit in 64 bits, EINVAL otherwise). On our kernel
+ * the pool, read in cpu.stat, is unchanged by every refused write too.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cg.h"
+#include "pool.h"
 #include "tap.h"
 #include "tests.h"
 
 #define CG CG2_ROOT "/badinput"
 
-static void group_write(const char *file, const char *val, long long burst)
+static void group_write(const char *file, const char *val, int want, long long burst)
 {
 	char max[64];
 	long long b;
@@ -23,9 +27,9 @@ static void group_write(const char *file, const char *val, long long burst)
 	ret = cg_write(CG, file, "%s", val);
 	cg_text(CG, "cpu.max", max, sizeof(max));
 	b = cg_num(CG, "cpu.max.burst");
-	tap_ok(ret == -EINVAL && !strcmp(max, "20000 100000") && b == burst,
-	       "%s '%s' is EINVAL, cpu.max and burst unchanged (ret %d; '%s', burst %lld)",
-	       file, val, ret, max, b);
+	tap_ok(ret == want && !strcmp(max, "20000 100000") && b == burst,
+	       "[" F_ABOVE "] %s '%s' is %s, cpu.max and burst unchanged (ret %d; '%s', burst %lld)",
+	       file, val, want == -ERANGE ? "ERANGE" : "EINVAL", ret, max, b);
 }
 
 static void sysctl_bad(const char *name, const char *val, long long keep)
@@ -37,7 +41,8 @@ static void sysctl_bad(const char *name, const char *val, long long keep)
 	rret = sysctl_get(name, &v);
 	if (expect_patched())
 		tap_ok(ret == -EINVAL && rret == 0 && v == keep,
-		       "%s '%s' is EINVAL, stays %lld (ret %d, reads %lld)", name, val, keep, ret, v);
+		       "[" F_ABOVE " %s] %s '%s' is EINVAL, stays %lld (ret %d, reads %lld)",
+		       !strcmp(name, SYSCTL_BURST_ONSET) ? F_ONSET : F_ENABLED, name, val, keep, ret, v);
 	else
 		tap_ok(ret == -ENOENT && rret == -ENOENT,
 		       "%s absent on stock: write '%s' and read are ENOENT (ret %d, read %d)",
@@ -48,28 +53,41 @@ static void run(void)
 {
 	/* Stock cannot take a burst above quota. */
 	long long burst = expect_patched() ? 30000 : 15000;
+	struct pool_model m;
+	struct pool_read r0, r;
 	char val[64];
+	int ret;
 
-	if (!tap_ok(bw_group(CG, 20000, 100000, burst) == 0,
-		    "group with cpu.max '20000 100000', burst %lld", burst)) {
+	period_wait(PERIOD_US, 5000);
+	ret = bw_group(CG, 20000, 100000, burst);
+	pm_init(&m, period_now(PERIOD_US));
+	bwm_set(&m.g, PERIOD_US * 1000, 20000 * 1000, burst * 1000);
+	ret = ret ?: pool_read(CG, PERIOD_US, &r0);
+	if (!tap_ok(ret == 0, "[" F_ABOVE "] group with cpu.max '20000 100000', burst %lld", burst)) {
 		tap_abandon("cannot set up %s", CG);
 		cg_destroy(CG, CG2_ROOT);
 		return;
 	}
-	group_write("cpu.max", "-1 100000", burst);
-	group_write("cpu.max", "-20000", burst);
-	group_write("cpu.max", "abc 100000", burst);
+	group_write("cpu.max", "-1 100000", -EINVAL, burst);
+	group_write("cpu.max", "-20000", -EINVAL, burst);
+	group_write("cpu.max", "abc 100000", -EINVAL, burst);
 	snprintf(val, sizeof(val), "%lld 100000", MAX_CFS_RUNTIME_US + 1);
-	group_write("cpu.max", val, burst);
-	group_write("cpu.max", "500 100000", burst);
-	group_write("cpu.max", "20000 999", burst);
-	group_write("cpu.max", "20000 1000001", burst);
-	group_write("cpu.max.burst", "-1", burst);
-	group_write("cpu.max.burst", "abc", burst);
+	group_write("cpu.max", val, -EINVAL, burst);
+	group_write("cpu.max", "500 100000", -EINVAL, burst);
+	group_write("cpu.max", "20000 999", -EINVAL, burst);
+	group_write("cpu.max", "20000 1000001", -EINVAL, burst);
+	group_write("cpu.max.burst", "-1", -EINVAL, burst);
+	group_write("cpu.max.burst", "abc", -EINVAL, burst);
 	snprintf(val, sizeof(val), "%lld", MAX_CFS_RUNTIME_US + 1);
-	group_write("cpu.max.burst", val, burst);
-	group_write("cpu.max.burst", "18446744073709551615", burst);
-	group_write("cpu.max.burst", "1.5", burst);
+	group_write("cpu.max.burst", val, -EINVAL, burst);
+	group_write("cpu.max.burst", "18446744073709551615", -EINVAL, burst);
+	group_write("cpu.max.burst", "18446744073709551616", -ERANGE, burst);
+	group_write("cpu.max.burst", "1.5", -EINVAL, burst);
+	group_write("cpu.max.burst", "40000 ", -EINVAL, burst);
+
+	ret = pool_read(CG, PERIOD_US, &r);
+	pm_check(&m, &r, ret, F_ABOVE " " F_KEEP " " F_CURBW,
+		 "after the refused writes the pool is what the periods alone made it");
 
 	sysctl_bad(SYSCTL_BURST_ENABLED, "2", 1);
 	sysctl_bad(SYSCTL_BURST_ENABLED, "-1", 1);
@@ -80,7 +98,7 @@ static void run(void)
 	sysctl_bad(SYSCTL_BURST_ONSET, "abc", 0);
 	sysctl_bad(SYSCTL_BURST_ONSET, "4294967296", 0);
 
-	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "remove %s", CG);
+	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "[" F_ABOVE "] remove %s", CG);
 }
 
-const struct burst_test test_bad_input = { "bad-input-v2", 22, run };
+const struct burst_test test_bad_input = { "bad-input-v2", 25, run };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "pool.h"
 #include "tap.h"
 #include "tests.h"
 
@@ -40,7 +41,7 @@ static void run(void)
 	v = cg_num(CG, "cpu.max.burst");
 	if (patched)
 		tap_ok(ret == 0 && v == 20000,
-		       "burst 20000 > quota 10000 accepted (ret %d, reads %lld)", ret, v);
+		       "[" F_ABOVE "] burst 20000 > quota 10000 accepted (ret %d, reads %lld)", ret, v);
 	else
 		tap_ok(ret == -EINVAL && v == 5000,
 		       "burst 20000 > quota 10000 is EINVAL, burst stays 5000 (ret %d, reads %lld)",
@@ -50,7 +51,7 @@ static void run(void)
 	v = cg_num(CG, "cpu.max.burst");
 	if (patched)
 		tap_ok(ret == 0 && v == MAX_CFS_RUNTIME_US,
-		       "burst = max_cfs_runtime %lld accepted (ret %d, reads %lld)",
+		       "[" F_ABOVE "] burst = max_cfs_runtime %lld accepted (ret %d, reads %lld)",
 		       MAX_CFS_RUNTIME_US, ret, v);
 	else
 		tap_ok(ret == -EINVAL && v == 5000,
@@ -59,7 +60,7 @@ static void run(void)
 	ret = cg_write(CG, "cpu.max.burst", "%lld", MAX_CFS_RUNTIME_US + 1);
 	v = cg_num(CG, "cpu.max.burst");
 	tap_ok(ret == -EINVAL && v == (patched ? MAX_CFS_RUNTIME_US : 5000),
-	       "burst max_cfs_runtime+1 is EINVAL, burst unchanged (ret %d, reads %lld)", ret, v);
+	       "[" F_ABOVE "] burst max_cfs_runtime+1 is EINVAL, burst unchanged (ret %d, reads %lld)", ret, v);
 
 	/* Without a limit stock checks nothing; the series bounds burst always. */
 	ret = cg_write(CG, "cpu.max", "max");
@@ -69,7 +70,7 @@ static void run(void)
 	v = cg_num(CG, "cpu.max.burst");
 	if (patched)
 		tap_ok(ret == -EINVAL && v == MAX_CFS_RUNTIME_US,
-		       "no limit: burst max_cfs_runtime+1 still EINVAL (ret %d, reads %lld)", ret, v);
+		       "[" F_ABOVE "] no limit: burst max_cfs_runtime+1 still EINVAL (ret %d, reads %lld)", ret, v);
 	else
 		tap_ok(ret == 0 && v == MAX_CFS_RUNTIME_US + 1,
 		       "no limit: stock takes burst max_cfs_runtime+1 unchecked (ret %d, reads %lld)",
@@ -84,7 +85,7 @@ static void run(void)
 	v = cg_num(CG, "cpu.max.burst");
 	if (patched)
 		tap_ok(ret == 0 && !strcmp(buf, "10000 100000") && v == 30000,
-		       "quota 10000 under burst 30000 accepted (ret %d, cpu.max '%s', burst %lld)",
+		       "[" F_ABOVE "] quota 10000 under burst 30000 accepted (ret %d, cpu.max '%s', burst %lld)",
 		       ret, buf, v);
 	else
 		tap_ok(ret == -EINVAL && !strcmp(buf, "max 100000") && v == 30000,

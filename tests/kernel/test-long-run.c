@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "pool.h"
 #include "tap.h"
 #include "tests.h"
 
@@ -23,7 +24,7 @@ static void run(void)
 	int ret;
 
 	ret = bw_group(CG, Q, PERIOD_US, burst);
-	if (!tap_ok(ret == 0, "group quota %lld, period %lld, burst %lld (ret %d)",
+	if (!tap_ok(ret == 0, "[" F_ABOVE "] group quota %lld, period %lld, burst %lld (ret %d)",
 		    Q, PERIOD_US, burst, ret)) {
 		tap_abandon("cannot set up %s", CG);
 		cg_destroy(CG, CG2_ROOT);
@@ -57,13 +58,13 @@ static void run(void)
 		tap_diag("long run: %d hogs, %.2f s: usage %lld us, bound %lld (quota %lld x %lld periods + burst %lld + slop %lld), ratio %.4f; nr_periods +%lld, nr_throttled +%lld",
 			 cpu_count(), (t1 - t0) / 1e6, used, bound, Q, n, burst, slop_us(),
 			 (double)used / bound, periods, s1.nr_throttled - s0.nr_throttled);
-	tap_ok(ret == 0 && used <= bound, "usage %lld us <= quota x periods + burst + slop %lld (ret %d)",
+	tap_ok(ret == 0 && used <= bound, "[" F_ABOVE "] usage %lld us <= quota x periods + burst + slop %lld (ret %d)",
 	       used, bound, ret);
-	tap_ok(ret == 0 && used >= low, "usage %lld us >= 80%% of quota x periods %lld", used, low);
+	tap_ok(ret == 0 && used >= low, "[" F_ABOVE "] usage %lld us >= 80%% of quota x periods %lld", used, low);
 	/* The timer ran every period: counted periods match the elapsed time. */
 	tap_ok(ret == 0 && periods >= n - 3 && periods <= n,
-	       "nr_periods rose by %lld over %lld elapsed periods", periods, n - 1);
-	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "remove %s", CG);
+	       "[" F_ABOVE "] nr_periods rose by %lld over %lld elapsed periods", periods, n - 1);
+	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "[" F_ABOVE "] remove %s", CG);
 }
 
 const struct burst_test test_long_run = { "long-run-limit-v2", 5, run };

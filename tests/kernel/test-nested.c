@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cg.h"
+#include "pool.h"
 #include "tap.h"
 #include "tests.h"
 
@@ -43,7 +44,7 @@ static void run(void)
 	ret = ret ?: cg_write(PARENT, "cpu.max", "%lld %lld", QP_WIDE, PERIOD_US);
 	ret = ret ?: bw_group(CHILD, QC, PERIOD_US, burst);
 	ret = ret ?: cg_create(OTHER);
-	if (!tap_ok(ret == 0, "parent quota %lld; child quota %lld, burst %lld; unlimited sibling (ret %d)",
+	if (!tap_ok(ret == 0, "[" F_ABOVE "] parent quota %lld; child quota %lld, burst %lld; unlimited sibling (ret %d)",
 		    QP_WIDE, QC, burst, ret)) {
 		tap_abandon("cannot set up %s: %s", PARENT, strerror(-ret));
 		cleanup();
@@ -55,15 +56,16 @@ static void run(void)
 	hog_stop();
 	burst_diag("nested: child after idling", &b, pool, QC);
 	tap_ok(ret == 0 && burst_near(&b, pool, QC),
-	       "child under a wide parent bursts to about quota + burst %lld (got %lld..%lld, ret %d)",
+	       "[" F_ABOVE " " F_CREDIT "] child under a wide parent bursts to about quota + burst %lld (got %lld..%lld, ret %d)",
 	       pool, b.lo, b.hi, ret);
 
 	/* Now the parent's quota is below what the child saves. */
 	ret = cg_write(PARENT, "cpu.max", "%lld %lld", QP, PERIOD_US);
-	tap_ok(ret == 0, "parent quota lowered to %lld, below the child's quota + burst (ret %d)",
+	tap_ok(ret == 0, "[" F_ABOVE "] parent quota lowered to %lld, below the child's quota + burst (ret %d)",
 	       QP, ret);
 	for (run = 1; !ret && run <= 3; run++) {
-		ret = bw_reset(CHILD);
+		/* Neither group may start with debt from the run before. */
+		ret = bw_reset(CHILD) ?: bw_reset(PARENT);
 		if (ret)
 			break;
 		sleep_usec(IDLE_USEC);
@@ -75,7 +77,7 @@ static void run(void)
 	}
 	burst_diag("nested: child until the parent's throttle", &b, QP, QP);
 	tap_ok(ret == 0 && burst_near(&b, QP, QP),
-	       "child with %lld saved is held to the parent's quota %lld (got %lld..%lld, ret %d)",
+	       "[" F_ABOVE "] child with %lld saved is held to the parent's quota %lld (got %lld..%lld, ret %d)",
 	       pool, QP, b.lo, b.hi, ret);
 
 	/* Child and sibling flat out: the subtree stays within the parent's limit. */
@@ -94,14 +96,14 @@ static void run(void)
 	bound = QP * n + slop_us();
 	low = QP * n * 8 / 10;
 	if (ret) {
-		tap_ok(false, "subtree usage within the parent's bound: not measured (ret %d)", ret);
+		tap_ok(false, "[" F_ABOVE "] subtree usage within the parent's bound: not measured (ret %d)", ret);
 	} else {
 		tap_diag("nested: subtree used %lld us in %.2f s (child %lld, sibling %lld), bound %lld, ratio %.3f",
 			 a1.usage - a0.usage, (t1 - t0) / 1e6, c1.usage - c0.usage,
 			 a1.usage - a0.usage - (c1.usage - c0.usage), bound,
 			 (double)(a1.usage - a0.usage) / bound);
 		tap_ok(a1.usage - a0.usage <= bound && a1.usage - a0.usage >= low,
-		       "subtree used %lld us in %lld periods: within %lld..%lld (parent quota x periods)",
+		       "[" F_ABOVE "] subtree used %lld us in %lld periods: within %lld..%lld (parent quota x periods)",
 		       a1.usage - a0.usage, n, low, bound);
 	}
 

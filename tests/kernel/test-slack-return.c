@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cg.h"
+#include "pool.h"
 #include "tap.h"
 #include "tests.h"
 
@@ -77,7 +78,7 @@ static void run(void)
 		 samples, max, above, buffer);
 	if (expect_patched())
 		tap_ok(ret == 0 && samples >= 1000 && !absent && !above,
-		       "pool never above quota + burst (%d of %d samples above %lld, max %lld)",
+		       "[" F_CURBW " " F_SLACK "] pool never above quota + burst (%d of %d samples above %lld, max %lld)",
 		       above, samples, buffer, max);
 	else
 		tap_ok(ret == 0 && samples >= 1000 && absent == samples,

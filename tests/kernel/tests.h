@@ -17,7 +17,8 @@ struct burst_test {
 extern const struct burst_test test_interface_v2;
 extern const struct burst_test test_three_field;
 extern const struct burst_test test_bad_input;
-extern const struct burst_test test_current_bw;
+extern const struct burst_test test_pool_idle;
+extern const struct burst_test test_pool_updates;
 extern const struct burst_test test_slack_return;
 extern const struct burst_test test_onset;
 extern const struct burst_test test_accumulate;
@@ -71,18 +72,33 @@ static inline long long slop_us(void)
 }
 
 /*
+ * A running task's CPU time reaches usage_usec at its CPU's next tick (or
+ * switch): a reading may lack up to a tick per CPU (4 ms at the stock
+ * kernel's HZ=250, 1 ms at the guest config's HZ=1000).
+ */
+#define TICK_US			4000LL
+
+static inline long long tick_slop_us(void)
+{
+	return TICK_US * cpu_count();
+}
+
+/*
  * Bounds for "the group had @pool saved and ran flat out until its first
- * throttle". It gets at least @pool, less up to one slice (5 ms) another
- * CPU still held when the first one was throttled and the debt a cfs_rq
- * may have carried from before (slop); at most @pool plus a quota for
- * each period boundary that fell inside the burst (counted by nr_periods,
- * so exactly the refills the timer made), plus slop. The first bound is
- * checked on the sample after nr_throttled rose, the second on the
- * sample before: the true value lies between them.
+ * throttle". The throttle comes only once the pool is empty, and the
+ * sample that sees it is taken after the period timer counted it, so by
+ * then the group has run at least @pool, less the slice (5 ms) another
+ * CPU may still have held and the ticks not yet accounted: never less,
+ * whatever the host does, since a stalled vCPU is charged for the stall
+ * (usage rises). It gets at most @pool plus a quota for each period
+ * boundary that fell inside the burst (counted by nr_periods, so exactly
+ * the refills the timer made), plus slop for those stalls. The first
+ * bound is checked on the sample after nr_throttled rose, the second on
+ * the sample before: the true value lies between them.
  */
 static inline long long burst_min(long long pool)
 {
-	return pool - slop_us() - 5000;
+	return pool - 5000 - tick_slop_us();
 }
 
 static inline long long burst_max(long long pool, long long quota, long long refills)

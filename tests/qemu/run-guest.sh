@@ -9,8 +9,9 @@
 #
 # Fails when the guest never reaches its end marker (hang, panic, timeout),
 # when any test says "not ok", when the plan count does not match, when the
-# suite exits non-zero, or when the kernel printed a warning, BUG or lockdep
-# report. /dev/kvm here cannot run a stock guest, hence TCG.
+# suite exits non-zero, or when the kernel printed a warning, BUG, KASAN or
+# UBSAN report or lockdep report. /dev/kvm here cannot run a stock guest,
+# hence TCG.
 set -euo pipefail
 
 name=$1 kernel=$2 initramfs=$3 suite=$4 expect=$5
@@ -66,8 +67,8 @@ guest_rc=$(sed -n 's/^GUEST-RESULT rc=\([0-9]*\).*/\1/p' "$log.txt" | tail -1)
 [[ -n $planned ]] || problems+=("no TAP plan line")
 [[ -z $planned || $planned == $((passed + failed)) ]] || problems+=("plan says $planned tests, $((passed + failed)) reported")
 ((failed == 0)) || problems+=("$failed tests failed")
-if grep -qE 'Kernel panic|WARNING:|BUG:|rcu: INFO|possible circular locking|inconsistent lock state|sleeping function called from invalid context' "$log.txt"; then
-	problems+=("kernel reported a warning, BUG, stall or lockdep splat")
+if grep -qE 'Kernel panic|WARNING:|BUG:|KASAN:|UBSAN:|rcu: INFO|possible circular locking|inconsistent lock state|sleeping function called from invalid context' "$log.txt"; then
+	problems+=("kernel reported a warning, BUG, KASAN or UBSAN report, stall or lockdep splat")
 fi
 
 grep -E '^(not ok|Bail out)' "$log.txt" | sed "s/^/run-guest: $name: /" || true

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Judge the suite's runs on every prefix of the kernel series.
+
+Usage: scripts/judge-prefixes.py KERNEL_SERIES RESULTS_DIR COUNT
+
+RESULTS_DIR holds prefix-K.log.txt (the guest's console, TAP inside) and
+prefix-K.subject for K in 0..COUNT-1, as scripts/series-prefixes.sh leaves
+them. kernel/series names the feature each patch adds ("# feature: NAME");
+each check of the suite names the features it needs ("[NAME NAME] ..." at
+the start of its description, tests/kernel/pool.h). The run on the whole
+series must pass and gives each check's tags; every other prefix must fail
+exactly the checks that need a feature it lacks. Writes series-prefixes.md
+(the table docs/kernel.md shows) and exits 1 on any mismatch.
+"""
+import re
+import sys
+
+TAP = re.compile(r'^(not )?ok (\d+) - (.*)$')
+TAGS = re.compile(r'^\[([a-z0-9 -]*)\]')
+
+
+def features_of(series):
+    feats = []
+    for line in open(series):
+        name = line.split('#')[0].strip()
+        if not name:
+            continue
+        m = re.search(r'#\s*feature:\s*(\S+)', line)
+        feats.append(m.group(1) if m else None)
+    return feats
+
+
+def results(log):
+    got, plan, ended = {}, None, False
+    for line in open(log, errors='replace'):
+        line = line.rstrip('\n')
+        m = TAP.match(line)
+        if m:
+            got[int(m.group(2))] = (m.group(1) is None, m.group(3))
+        elif re.match(r'^1\.\.\d+', line):
+            plan = int(line[3:].split()[0])
+        elif line.startswith('GUEST-RESULT'):
+            ended = True
+    return got, plan, ended
+
+
+def main():
+    series, out, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    feats = features_of(series)
+    full, plan, ended = results(f'{out}/prefix-{count - 1}.log.txt')
+    problems = []
+    if not ended or plan is None or len(full) != plan or not all(ok for ok, _ in full.values()):
+        problems.append('the whole series does not pass the suite: '
+                        + ', '.join(str(n) for n, (ok, _) in sorted(full.items()) if not ok))
+    known = {f for f in feats if f}
+    tags = {}
+    for n, (_, desc) in full.items():
+        m = TAGS.match(desc)
+        tags[n] = set(m.group(1).split()) if m else set()
+        unknown = tags[n] - known
+        if unknown:
+            problems.append(f'check {n} names unknown features {sorted(unknown)}')
+
+    rows = ['| prefix | last patch | features | checks failing | as expected |',
+            '| --- | --- | --- | --- | --- |']
+    for k in range(count):
+        have = {f for f in feats[:k] if f}
+        got, kplan, kended = results(f'{out}/prefix-{k}.log.txt')
+        subject = open(f'{out}/prefix-{k}.subject').read().strip()
+        failing = sorted(n for n in full if not got.get(n, (False, ''))[0])
+        expected = sorted(n for n in full if not tags[n] <= have)
+        ok = kended and kplan == plan and failing == expected
+        if not ok:
+            extra = sorted(set(failing) - set(expected))
+            missing = sorted(set(expected) - set(failing))
+            what = []
+            if not kended or kplan != plan:
+                what.append(f'incomplete run (plan {kplan}, end marker {kended})')
+            if extra:
+                what.append('unexpected failures ' + ', '.join(
+                    f'{n} ({got.get(n, (False, "not reported"))[1][:90]})' for n in extra))
+            if missing:
+                what.append('unexpected passes ' + ', '.join(
+                    f'{n} ({full[n][1][:90]})' for n in missing))
+            problems.append(f'prefix {k}: ' + '; '.join(what))
+        newest = feats[k - 1] if k and feats[k - 1] else ('-' if k else 'none')
+        rows.append(f'| {k} | {subject} | +{newest} | {len(failing)} of {len(full)}: '
+                    f'{", ".join(map(str, failing)) or "none"} | {"yes" if ok else "**no**"} |')
+    table = '\n'.join(rows) + '\n'
+    open(f'{out}/series-prefixes.md', 'w').write(table)
+    print(table)
+    for p in problems:
+        print(f'judge-prefixes: {p}', file=sys.stderr)
+    print(f'judge-prefixes: {count} prefixes, {len(problems)} problems')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exact pool checks: read current_bw at a known period and compare it with
+ * the reference model (model/bw-model.c).
+ *
+ * Why period boundaries are known: a group's period timer is set up with
+ * its expiry at 0 and first armed by hrtimer_forward_now(), which moves it
+ * to the next multiple of the period on CLOCK_MONOTONIC; stopping and
+ * restarting the timer forwards it by whole periods again. So a group whose
+ * period never changed has its boundaries at the multiples of its period on
+ * the clock userspace reads, and current_bw counts every boundary that has
+ * passed (the kernel adds the ones its timer has not yet credited). A read
+ * whose clock readings before and after fall in the same period therefore
+ * saw exactly floor(t / period) boundaries, however late the timer runs.
+ */
+#ifndef BURSTCFS_POOL_H
+#define BURSTCFS_POOL_H
+
+#include <stdbool.h>
+
+#include "../../model/bw-model.h"
+#include "cg.h"
+
+/*
+ * Feature tags: each check names, in brackets at the start of its
+ * description, the patches of kernel/series it needs (the names follow
+ * "# feature:" in kernel/series). `make test-series-prefixes` boots the
+ * suite on every prefix of the series and checks that exactly the checks
+ * whose features are missing fail. A check without a tag must pass on
+ * every prefix.
+ */
+#define F_PARSE		"parse"
+#define F_ABOVE		"above-quota"
+#define F_CREDIT	"credit"
+#define F_KEEP		"keep-pool"
+#define F_ENABLED	"enabled"
+#define F_ONSET		"onset"
+#define F_CURBW		"current-bw"
+#define F_SLACK		"slack-cap"
+#define F_THREE		"three-field"
+
+/* The slice a CPU takes from the pool (sched_cfs_bandwidth_slice_us) */
+#define SLICE_US		5000LL
+/* What a cfs_rq keeps when it hands its slack back (min_cfs_rq_runtime) */
+#define MIN_CFS_RQ_RUNTIME_US	1000LL
+
+/* One cpu.stat read that fell inside one period. */
+struct pool_read {
+	struct bw_sample s;	/* s.current_bw: the pool, in usec */
+	long long index;	/* the period it fell into: floor(t / period) */
+	long long t;		/* usec on CLOCK_MONOTONIC, just before the read */
+};
+
+/* Read @cg's cpu.stat inside one period of @period_us; 0 or -errno. */
+int pool_read(const char *cg, long long period_us, struct pool_read *r);
+/* The period of @period_us that CLOCK_MONOTONIC is in now. */
+long long period_now(long long period_us);
+/* Sleep until @offset_us into a period (the next one unless this one is early enough). */
+void period_wait(long long period_us, long long offset_us);
+/* Sleep until period @index has begun, @offset_us into it. */
+void period_wait_index(long long period_us, long long index, long long offset_us);
+
+/*
+ * The model of one group, advanced period by period alongside the kernel.
+ * @index is the last period the model has credited.
+ */
+struct pool_model {
+	struct bwm_sysctls sys;
+	struct bwm_group g;
+	long long index;
+	long long start;	/* the period in which the model began */
+};
+
+/* A group the model has just seen limited at period @index (sysctls: defaults). */
+void pm_init(struct pool_model *m, long long index);
+/* Credit the boundaries passed up to period @index. */
+void pm_advance(struct pool_model *m, long long index);
+/* The model's current_bw in usec. */
+long long pm_usec(const struct pool_model *m);
+/*
+ * One check of reading @r (ret: how getting it went) against the model,
+ * advanced to @r's period: on our kernel current_bw_usec must equal the
+ * model's; on stock it must be absent. @tags: the features it needs.
+ */
+bool pm_check(struct pool_model *m, const struct pool_read *r, int ret, const char *tags,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Take the kernel's reading as the model's pool (after CPU use the model cannot see). */
+void pm_sync(struct pool_model *m, const struct pool_read *r);
+
+/*
+ * Fork a child pinned to @cpu, move it into @cg while it sleeps, then let
+ * it spin for about @spin_us of CPU time and exit; waits for it. The one
+ * wake-up takes a slice from the pool (restarting the period timer and
+ * crediting the periods it missed); the exit hands back all but
+ * MIN_CFS_RQ_RUNTIME_US of what the child did not use.
+ */
+int pinned_burn(const char *cg, const char *procs_file, int cpu, long long spin_us);
+
+#endif
