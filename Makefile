@@ -35,7 +35,7 @@ INITRAMFS := $(B)/tests/initramfs.cpio.gz
 	checkpatch check-model check-host check-series-builds test-series-prefixes test test-harness test-kernel \
 	test-stress demo demo-kernel clean
 
-all: kernel
+all: kernel burstctl
 
 # Everything every target needs, from Debian's archive (idempotent). Each
 # target also depends on the part it needs, so `make test` alone works.
@@ -87,7 +87,7 @@ initramfs: $(INITRAMFS)
 
 # Host only, no guest: the series applies and is checkpatch-clean, and the
 # pipeline's own scripts behave (tests/host).
-check: check-series checkpatch check-model check-host check-crun check-bench
+check: check-series checkpatch check-model check-host check-crun check-bench check-burstctl
 
 MODEL_TEST := $(B)/model/test-bw-model
 
@@ -164,3 +164,4 @@ include mk/podman.mk
 IMAGE_DEBS := $(CRUN_DEB) $(PODMAN_DEB)
 include mk/image.mk
 include mk/bench.mk
+include mk/burstctl.mk
