@@ -21,7 +21,7 @@ command -v mkosi >/dev/null || { echo "image-build: mkosi missing (scripts/image
 mkdir -p "$out" "$cache/packages" "$cache/incremental"
 
 # 1. Generated inputs: the workload container, the suite, the demo, the
-# benchmark, the stock kernel's modules.
+# benchmark, burstctl, the stock kernel's modules.
 echo "image-build: staging the workload container, the suite and the benchmark"
 rm -rf "$gen/extra"
 mkdir -p "$gen/extra/usr/lib/burst-e2e" "$gen/extra/usr/share/burst-e2e"
@@ -31,6 +31,11 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -o "$gen/burstbench" \
 "$top/scripts/image-rootfs.sh" "$gen/extra/usr/share/burst-e2e/rootfs" "$gen/burst-spin" "$gen/burstbench"
 install -m 755 "$top/tests/e2e/suite.sh" "$gen/extra/usr/lib/burst-e2e/suite"
 install -m 755 "$top/tests/e2e/demo.sh" "$gen/extra/usr/lib/burst-e2e/demo"
+install -m 644 "$top/tests/e2e/burstctl.sh" "$gen/extra/usr/lib/burst-e2e/burstctl-cases"
+# burstctl as make built it (mk/burstctl.mk names it in IMAGE_BURSTCTL).
+[[ -x ${IMAGE_BURSTCTL:-} ]] ||
+	{ echo "image-build: IMAGE_BURSTCTL='${IMAGE_BURSTCTL:-}': burstctl not built (make burstctl)" >&2; exit 1; }
+install -D -m 755 "$IMAGE_BURSTCTL" "$gen/extra/usr/local/bin/burstctl"
 install -m 755 "$top/bench/suite.sh" "$gen/extra/usr/lib/burst-e2e/bench-suite"
 install -m 755 "$top/bench/image-bench.sh" "$gen/extra/usr/lib/burst-e2e/bench"
 "$top/scripts/image-stock.sh" "$stock" "$gen/stock-modules" "$out/initrd-stock.cpio.gz"

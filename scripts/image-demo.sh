@@ -26,6 +26,11 @@ boot ours "$ours" none patched
 boot stock "$stock" "$stock_initrd" stock
 
 echo
+echo "What burst does this service need? burstctl record traced it without a limit on our"
+echo "kernel; burstctl advise replays the trace through the model of the refill rule:"
+echo
+sed -n 's/^DEMO-ADVISE|/    /p' "$out/ours.txt"
+echo
 echo "A request every 400 ms needing 30 ms of CPU (0.075 CPU on average), 10 requests,"
 echo "in a podman container; delay = time a request waited beyond its own 30 ms of CPU."
 echo

@@ -12,9 +12,16 @@
  *   burst-spin: requests=N cpu_ms=C interval_ms=I elapsed_us=E
  *     usage_usec=U nr_periods=P nr_throttled=T throttled_usec=TU
  *     nr_bursts=B burst_usec=BU delay_p50_us=D50 delay_max_us=DMAX
+ *     start_us=T0 request_cpu_us=R1,R2,...
  *
  * (cpu.stat fields are deltas over the measured run; a field the kernel does
- * not have prints as -1.) Exit 0, or 2 on bad arguments, 1 on errors.
+ * not have prints as -1.) Request i is due at T0 + i * INTERVAL, T0 being
+ * CLOCK_MONOTONIC microseconds, and took Ri microseconds of CPU: C, plus
+ * whatever a stalled vCPU charged it under an emulator. That is the run's
+ * own demand, which the e2e suite replays through the model (tests/e2e/
+ * burstctl.sh). Then it idles for the tail (-t), so a recording of its
+ * cgroup can end before its exit does.
+ * Exit 0, or 2 on bad arguments, 1 on errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,11 +86,12 @@ static int cmp_ll(const void *a, const void *b)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: burst-spin [-n REQUESTS] [-i INTERVAL_MS] [-c CPU_MS] [-w WARMUP_MS] [-s CPU_STAT]\n"
+		"usage: burst-spin [-n REQUESTS] [-i INTERVAL_MS] [-c CPU_MS] [-w WARMUP_MS] [-t TAIL_MS] [-s CPU_STAT]\n"
 		"  -n  requests to serve (1..%d, default 8)\n"
 		"  -i  milliseconds between request arrivals (default 400)\n"
 		"  -c  CPU milliseconds each request spins (default 30)\n"
 		"  -w  milliseconds to idle before measuring (default 600)\n"
+		"  -t  milliseconds to idle after the report, before exiting (default 0)\n"
 		"  -s  cpu.stat to read (default /sys/fs/cgroup/cpu.stat)\n", MAX_REQ);
 }
 
@@ -103,20 +111,22 @@ static long arg_long(const char *s, long lo, long hi, char opt)
 
 int main(int argc, char **argv)
 {
-	long n = 8, interval_ms = 400, cpu_ms = 30, warmup_ms = 600;
+	long n = 8, interval_ms = 400, cpu_ms = 30, warmup_ms = 600, tail_ms = 0;
 	const char *stat = "/sys/fs/cgroup/cpu.stat";
 	static long long delay[MAX_REQ];
+	static long long cpu[MAX_REQ];
 	long long s0[NFIELDS], s1[NFIELDS], t0, t1;
 	size_t k;
 	int opt;
 	long i;
 
-	while ((opt = getopt(argc, argv, "n:i:c:w:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:i:c:w:t:s:h")) != -1) {
 		switch (opt) {
 		case 'n': n = arg_long(optarg, 1, MAX_REQ, 'n'); break;
 		case 'i': interval_ms = arg_long(optarg, 1, 60000, 'i'); break;
 		case 'c': cpu_ms = arg_long(optarg, 1, 10000, 'c'); break;
 		case 'w': warmup_ms = arg_long(optarg, 0, 60000, 'w'); break;
+		case 't': tail_ms = arg_long(optarg, 0, 60000, 't'); break;
 		case 's': stat = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -136,7 +146,7 @@ int main(int argc, char **argv)
 
 		sleep_until(arrive);
 		cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		while (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < cpu_ms * 1000000LL)
+		while ((cpu[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) < cpu_ms * 1000000LL)
 			;
 		/* From arrival: a late start (still throttled) counts too. */
 		delay[i] = (now_ns(CLOCK_MONOTONIC) - arrive - cpu_ms * 1000000LL) / 1000;
@@ -151,6 +161,12 @@ int main(int argc, char **argv)
 	for (k = 0; k < NFIELDS; k++)
 		printf(" %s=%lld", fields[k],
 		       s0[k] < 0 || s1[k] < 0 ? -1 : s1[k] - s0[k]);
-	printf(" delay_p50_us=%lld delay_max_us=%lld\n", delay[n / 2], delay[n - 1]);
+	printf(" delay_p50_us=%lld delay_max_us=%lld start_us=%lld request_cpu_us=", delay[n / 2],
+	       delay[n - 1], t0 / 1000);
+	for (i = 0; i < n; i++)
+		printf("%s%lld", i ? "," : "", cpu[i] / 1000);
+	putchar('\n');
+	fflush(stdout);
+	usleep(tail_ms * 1000);
 	return 0;
 }

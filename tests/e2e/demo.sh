@@ -4,11 +4,12 @@
 # every 400 ms, each needing 30 ms of CPU, 0.075 CPU on average -- under
 # podman with no limit, with a 0.1 CPU quota (10 ms / 100 ms) and without
 # burst, and with the burst the workload needs (40 ms; on Debian's stock
-# kernel crun refuses it, and the most that kernel allows is the quota).
+# kernel crun refuses it, and the most that kernel allows is the quota);
+# then asks burstctl what burst it needs and runs it with that.
 # One "DEMO|..." line per run on stdout (ttyS1), then "DEMO-END";
 # scripts/image-demo.sh turns them into a table.
 set -uo pipefail
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
+export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
 ROOTFS=/usr/share/burst-e2e/rootfs:O
 SPIN=(-n 10 -i 400 -c 30 -w 700)
 kernel=patched
@@ -38,4 +39,29 @@ row "quota + burst 40ms" 40000 --cpu-quota 10000 --cpu-period 100000 --annotatio
 if [[ $kernel == stock ]]; then
 	row "quota + burst 10ms (stock max)" 10000 --cpu-quota 10000 --cpu-period 100000 --annotation run.oci.cpu.burst=10ms
 fi
+
+# What burst does this service need? Record it running without a limit,
+# from its warm-up (which covers podman's return and burstctl's lookup)
+# until after its last request (stopped in its tail, before the exit),
+# ask burstctl for quota 10 ms / 100 ms, run it with the answer.
+# "DEMO-ADVISE|" lines carry burstctl's table.
+advise_step() {
+	local b rec left
+	timeout -k 10 150 podman run -d --name demo-rec --network none --rootfs "$ROOTFS" \
+		burst-spin -n 10 -i 400 -c 30 -w 4000 -t 3000 >/dev/null 2>/tmp/demo.err ||
+		{ echo "DEMO-ADVISE|podman run failed: $(tail -1 /tmp/demo.err)"; return; }
+	left=$(($(date +%s) + 9))
+	burstctl record demo-rec --duration 60s -o /tmp/demo-trace.csv 2>/tmp/demo.err &
+	rec=$!
+	left=$((left - $(date +%s)))
+	((left > 0)) && sleep "$left"
+	kill -INT "$rec"
+	wait "$rec" || echo "DEMO-ADVISE|$(tail -1 /tmp/demo.err)"
+	timeout -k 10 150 podman rm -f demo-rec >/dev/null 2>&1
+	burstctl advise /tmp/demo-trace.csv --quota 10000 --period 100000 2>&1 | sed 's/^/DEMO-ADVISE|/'
+	b=$(burstctl advise /tmp/demo-trace.csv --quota 10000 --period 100000 --json 2>/dev/null |
+		sed -n 's/.*"burst_us":\([0-9]*\),"quota_without_burst_us".*/\1/p')
+	[[ -n $b ]] && row "quota + advised burst" "$b" --cpu-quota 10000 --cpu-period 100000 --cpu-burst "$b"
+}
+advise_step
 echo "DEMO-END"

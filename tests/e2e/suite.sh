@@ -371,6 +371,11 @@ t_rootless_cpu_burst() { # rootless podman run --cpu-burst 15000
 	[[ $(rootless_read "${QP[@]}" --cpu-burst 15000) == "25000 50000|15000" ]]
 }
 
+# burstctl's cases: record, advise, and the two runs that confirm it.
+BC_CASES=${0%/*}/burstctl-cases
+# shellcheck source=tests/e2e/burstctl.sh
+. "$BC_CASES"
+
 # The cases that expect nothing left behind run before any container is
 # left running.
 tests=(
@@ -384,6 +389,7 @@ tests=(
 	t_pm_update_above t_pm_update_down t_pm_update_zero t_pm_restart_keeps
 	t_pm_restart_stop_start
 	t_bridge_network t_rootless t_rootless_cpu_burst
+	"${burstctl_tests[@]}"
 )
 
 # --- run ------------------------------------------------------------------------
@@ -391,7 +397,7 @@ tests=(
 if [[ -n $only ]]; then
 	IFS=, read -r -a tests <<<"$only"
 fi
-describe() { sed -n "s/^$1() { # //p" "$0"; }
+describe() { sed -n "s/^$1() { # //p" "$0" "$BC_CASES"; }
 echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite starts at uptime $(cut -d' ' -f1 /proc/uptime)s"
 echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), podman package $(dpkg-query -W -f='${Version}' podman), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
 echo "1..${#tests[@]}"
