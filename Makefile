@@ -23,9 +23,9 @@ GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -static -pthread
 # the benchmark link this one file.
 MODEL_SRC := model/bw-model.c
 MODEL_HDR := model/bw-model.h
-KTEST_COMMON := tests/kernel/tap.c tests/kernel/cg.c tests/kernel/pool.c $(MODEL_SRC)
+KTEST_COMMON := tests/kernel/tap.c tests/kernel/cg.c lib/cgfile.c tests/kernel/pool.c $(MODEL_SRC)
 KTEST_SRCS := tests/kernel/burst-kernel.c $(wildcard tests/kernel/test-*.c) $(KTEST_COMMON)
-KTEST_HDRS := $(wildcard tests/kernel/*.h) $(MODEL_HDR)
+KTEST_HDRS := $(wildcard tests/kernel/*.h) $(MODEL_HDR) lib/cgfile.h
 KTEST := $(B)/tests/burst-kernel
 STRESS_SRCS := tests/kernel/burst-stress.c $(KTEST_COMMON)
 STRESS := $(B)/tests/burst-stress

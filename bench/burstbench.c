@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "bb.h"
+#include "../lib/cgfile.h"
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_SEC	1000000000ULL
@@ -202,26 +203,6 @@ static void *worker_main(void *arg)
 	}
 }
 
-/* Read a small file into buf; false if it cannot be read. */
-static bool read_text(const char *dir, const char *file, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
 static void resolve_cgroup(const char *arg, char *dir, size_t len)
 {
 	static char text[65536];
@@ -233,12 +214,12 @@ static void resolve_cgroup(const char *arg, char *dir, size_t len)
 	}
 	if (arg) {
 		snprintf(cg, sizeof(cg), "/%s", arg);
-	} else if (!read_text("/proc/self", "cgroup", text, sizeof(text)) ||
+	} else if (cgfile_read("/proc/self", "cgroup", text, sizeof(text)) ||
 		   bb_own_cgroup(text, cg, sizeof(cg))) {
 		dir[0] = '\0';	/* no cgroup2: report no cpu.stat */
 		return;
 	}
-	if (!read_text("/proc/self", "mountinfo", text, sizeof(text)) ||
+	if (cgfile_read("/proc/self", "mountinfo", text, sizeof(text)) ||
 	    bb_cgroup_dir(text, cg, dir, len))
 		dir[0] = '\0';
 }
@@ -248,7 +229,7 @@ static bool read_cpustat(const char *dir, struct bb_cpustat *st)
 	char text[4096];
 
 	memset(st, 0, sizeof(*st));
-	return dir[0] && read_text(dir, "cpu.stat", text, sizeof(text)) &&
+	return dir[0] && !cgfile_read(dir, "cpu.stat", text, sizeof(text)) &&
 	       bb_parse_cpustat(text, st) > 0;
 }
 
@@ -262,11 +243,11 @@ static void read_limit(const char *dir, struct limit *l)
 	char text[256];
 
 	memset(l, 0, sizeof(*l));
-	if (!dir[0] || !read_text(dir, "cpu.max", text, sizeof(text)) ||
+	if (!dir[0] || cgfile_read(dir, "cpu.max", text, sizeof(text)) ||
 	    bb_parse_cpumax(text, &l->quota, &l->period))
 		return;
 	l->known = true;
-	if (!read_text(dir, "cpu.max.burst", text, sizeof(text)) || bb_parse_u64(text, &l->burst))
+	if (cgfile_read(dir, "cpu.max.burst", text, sizeof(text)) || bb_parse_u64(text, &l->burst))
 		l->burst = 0;
 }
 

@@ -11,7 +11,7 @@
 
 BENCH_DIR := $(B)/bench
 BURSTBENCH := $(BENCH_DIR)/burstbench
-BURSTBENCH_LIB := bench/args.c bench/stats.c bench/cgroup.c
+BURSTBENCH_LIB := bench/args.c bench/stats.c bench/cgroup.c lib/cgfile.c
 BURSTBENCH_SRCS := bench/burstbench.c $(BURSTBENCH_LIB)
 BENCH_TEST := $(BENCH_DIR)/test-bench
 BENCH_TEST_SRCS := bench/test-main.c bench/test-stats.c bench/test-args.c \
@@ -24,7 +24,7 @@ BENCH_INITRAMFS := $(BENCH_DIR)/initramfs.cpio.gz
 bench-deps:
 	@bench/deps.sh
 
-$(BURSTBENCH): $(BURSTBENCH_SRCS) bench/bb.h | deps-kernel
+$(BURSTBENCH): $(BURSTBENCH_SRCS) bench/bb.h lib/cgfile.h | deps-kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $(BURSTBENCH_SRCS) -lm
 

@@ -10,9 +10,9 @@ BURSTCTL_DIR := $(B)/burstctl
 BURSTCTL := $(BURSTCTL_DIR)/burstctl
 # Everything but main() and the commands that only print: what the tests link.
 BURSTCTL_LIB := $(addprefix tools/burstctl/,msg.c values.c trace.c model.c advise.c target.c) \
-	model/bw-replay.c $(MODEL_SRC) bench/cgroup.c
+	model/bw-replay.c $(MODEL_SRC) bench/cgroup.c lib/cgfile.c
 BURSTCTL_SRCS := $(addprefix tools/burstctl/,burstctl.c simulate.c status.c record.c) $(BURSTCTL_LIB)
-BURSTCTL_HDRS := tools/burstctl/bc.h model/bw-replay.h $(MODEL_HDR) bench/bb.h
+BURSTCTL_HDRS := tools/burstctl/bc.h model/bw-replay.h $(MODEL_HDR) bench/bb.h lib/cgfile.h
 BURSTCTL_TEST := $(BURSTCTL_DIR)/test-burstctl
 REPLAY_TEST := $(BURSTCTL_DIR)/test-bw-replay
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror

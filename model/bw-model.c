@@ -317,20 +317,34 @@ static int write_u64(const char *buf, size_t len, unsigned long long *v)
 	return ret ? ret : bwm_kstrtoull(copy, 0, v);
 }
 
-/* tg_set_cfs_burst(), for cpu.max.burst and cpu.cfs_burst_us alike */
-int bwm_write_cpu_max_burst(struct bwm_group *g, const char *buf, size_t len)
+/*
+ * A write_u64 file in microseconds: tg_set_cfs_burst() and
+ * tg_set_cfs_period() refuse what overflows nanoseconds before their own
+ * range checks.
+ */
+static int write_usec(const char *buf, size_t len, uint64_t *nsec)
 {
 	unsigned long long usec;
-	int ret;
+	int ret = write_u64(buf, len, &usec);
 
-	if (!len)
-		return 0;
-	ret = write_u64(buf, len, &usec);
 	if (ret)
 		return ret;
 	if (usec > UINT64_MAX / BWM_NSEC_PER_USEC)
 		return -EINVAL;
-	return bwm_set(g, g->period, g->quota, usec * BWM_NSEC_PER_USEC);
+	*nsec = usec * BWM_NSEC_PER_USEC;
+	return 0;
+}
+
+/* tg_set_cfs_burst(), for cpu.max.burst and cpu.cfs_burst_us alike */
+int bwm_write_cpu_max_burst(struct bwm_group *g, const char *buf, size_t len)
+{
+	uint64_t burst;
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = write_usec(buf, len, &burst);
+	return ret ? ret : bwm_set(g, g->period, g->quota, burst);
 }
 
 int bwm_write_cfs_burst_us(struct bwm_group *g, const char *buf, size_t len)
@@ -362,17 +376,13 @@ int bwm_write_cfs_quota_us(struct bwm_group *g, const char *buf, size_t len)
 /* tg_set_cfs_period() */
 int bwm_write_cfs_period_us(struct bwm_group *g, const char *buf, size_t len)
 {
-	unsigned long long usec;
+	uint64_t period;
 	int ret;
 
 	if (!len)
 		return 0;
-	ret = write_u64(buf, len, &usec);
-	if (ret)
-		return ret;
-	if (usec > UINT64_MAX / BWM_NSEC_PER_USEC)
-		return -EINVAL;
-	return bwm_set(g, usec * BWM_NSEC_PER_USEC, g->quota, g->burst);
+	ret = write_usec(buf, len, &period);
+	return ret ? ret : bwm_set(g, period, g->quota, g->burst);
 }
 
 /* cpu_period_quota_print() */

@@ -27,7 +27,8 @@ rm -rf "$gen/extra"
 mkdir -p "$gen/extra/usr/lib/burst-e2e" "$gen/extra/usr/share/burst-e2e"
 gcc -O2 -Wall -Wextra -Werror -static -o "$gen/burst-spin" "$top/tests/e2e/burst-spin.c"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -o "$gen/burstbench" \
-	"$top/bench/burstbench.c" "$top/bench/args.c" "$top/bench/stats.c" "$top/bench/cgroup.c" -lm
+	"$top/bench/burstbench.c" "$top/bench/args.c" "$top/bench/stats.c" "$top/bench/cgroup.c" \
+	"$top/lib/cgfile.c" -lm
 "$top/scripts/image-rootfs.sh" "$gen/extra/usr/share/burst-e2e/rootfs" "$gen/burst-spin" "$gen/burstbench"
 install -m 755 "$top/tests/e2e/suite.sh" "$gen/extra/usr/lib/burst-e2e/suite"
 install -m 755 "$top/tests/e2e/demo.sh" "$gen/extra/usr/lib/burst-e2e/demo"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cg.h"
+#include "../../lib/cgfile.h"
 #include "tap.h"
 
 bool expect_patched(void)
@@ -57,22 +58,7 @@ int cg_write(const char *cg, const char *file, const char *fmt, ...)
 
 int cg_read(const char *cg, const char *file, char *buf, size_t len)
 {
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	cg_path(path, sizeof(path), cg, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
+	return cgfile_read(cg, file, buf, len);
 }
 
 int cg_create(const char *cg)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bc.h"
+#include "../../lib/cgfile.h"
 
 #define MAX_DEPTH	64
 #define ID_LEN		64	/* podman's container ids: sha256 in hex */
@@ -29,31 +30,10 @@ uint64_t bc_now_ns(void)
 	return (uint64_t)ts.tv_sec * BC_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-/* A small file's text, NUL-terminated. 0 or -errno. */
-static int read_text(const char *dir, const char *file, char *buf, size_t len)
-{
-	char path[4352];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
-}
-
 int bc_cgroup_root(char *out, size_t len)
 {
 	static char mountinfo[1 << 20];
-	int ret = read_text("/proc/self", "mountinfo", mountinfo, sizeof(mountinfo));
+	int ret = cgfile_read("/proc/self", "mountinfo", mountinfo, sizeof(mountinfo));
 
 	return ret ? ret : bb_cgroup_dir(mountinfo, "/", out, len);
 }
@@ -80,7 +60,7 @@ int bc_read(const char *dir, struct bc_reading *r)
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = read_text(dir, "cpu.stat", buf, sizeof(buf));
+	ret = cgfile_read(dir, "cpu.stat", buf, sizeof(buf));
 	if (ret)
 		return ret;
 	/* The counters are somewhere within the read: take its middle. */
@@ -89,10 +69,10 @@ int bc_read(const char *dir, struct bc_reading *r)
 		return -EPROTO;
 	r->have_pool = !bc_stat_key(buf, "current_bw_usec", &r->pool_us);
 	/* No cpu.max: the cpu controller is off here, so there is no limit either. */
-	if (!read_text(dir, "cpu.max", buf, sizeof(buf)) &&
+	if (!cgfile_read(dir, "cpu.max", buf, sizeof(buf)) &&
 	    bb_parse_cpumax(buf, &r->quota_us, &r->period_us))
 		return -EPROTO;
-	r->have_burst = !read_text(dir, "cpu.max.burst", buf, sizeof(buf)) &&
+	r->have_burst = !cgfile_read(dir, "cpu.max.burst", buf, sizeof(buf)) &&
 			!bb_parse_u64(buf, &r->burst_us);
 	return 0;
 }
@@ -129,7 +109,7 @@ unsigned int bc_group_cpus(const char *dir)
 	unsigned int n = 0;
 	long online;
 
-	if (!read_text(dir, "cpuset.cpus.effective", buf, sizeof(buf)))
+	if (!cgfile_read(dir, "cpuset.cpus.effective", buf, sizeof(buf)))
 		n = bc_cpulist_count(buf);
 	online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (!n || (online > 0 && n > online))
@@ -259,7 +239,7 @@ static void container_leaf(char *dir, size_t len)
 	int depth;
 
 	for (depth = 0; depth < 8; depth++) {
-		if (read_text(dir, "cgroup.procs", procs, sizeof(procs)) || procs[0] ||
+		if (cgfile_read(dir, "cgroup.procs", procs, sizeof(procs)) || procs[0] ||
 		    only_child(dir, child, sizeof(child)) != 1)
 			return;
 		snprintf(dir, len, "%s", child);
@@ -387,7 +367,7 @@ static int add_limited(const char *dir, const char *name, void *arg)
 	uint64_t quota, period;
 
 	(void)name;
-	if (read_text(dir, "cpu.max", buf, sizeof(buf)) || bb_parse_cpumax(buf, &quota, &period) ||
+	if (cgfile_read(dir, "cpu.max", buf, sizeof(buf)) || bb_parse_cpumax(buf, &quota, &period) ||
 	    !quota)
 		return 0;
 	if (l->n == l->cap) {
