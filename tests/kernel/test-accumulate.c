@@ -98,4 +98,4 @@ static void run(void)
 	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "remove %s", CG);
 }
 
-const struct burst_test test_accumulate = { "accumulate-idle-v2", 7, run };
+const struct burst_test test_accumulate = { "accumulate-idle-v2", 8, run };

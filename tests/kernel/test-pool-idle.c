@@ -127,4 +127,4 @@ static void run(void)
 	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "remove %s", CG);
 }
 
-const struct burst_test test_pool_idle = { "pool-idle-v2", 8, run };
+const struct burst_test test_pool_idle = { "pool-idle-v2", 9, run };
