@@ -69,6 +69,10 @@ grep -qF 'run.oci.cpu.burst' <<<"$man" && r=0 || r=1
 report $r "crun(1) documents the run.oci.cpu.burst annotation"
 grep -qF 'cpu.max.burst' <<<"$man" && r=0 || r=1
 report $r "crun(1) maps burst to cpu.max.burst in its cgroup v2 table"
+grep -qF 'An update changes only the values it names' <<<"$man" && r=0 || r=1
+report $r "crun(1) says an update changes only the values it names"
+grep -qF 'are not put back' <<<"$man" && grep -qF 'A refused update changes nothing crun can put back' <<<"$man" && r=0 || r=1
+report $r "crun(1) says which writes a refused update puts back and which it does not"
 
 echo "1..$n"
 ((failed == 0))
