@@ -282,6 +282,9 @@ t_pm_burst_negative() { # --cpu-burst -5: podman's error for an invalid number
 t_pm_burst_words() { # --cpu-burst lots: podman's error for an invalid number
 	expect_rejected e2e-pm-nan 'invalid argument "lots" for "--cpu-burst"' "${QP[@]}" --cpu-burst lots
 }
+t_pm_burst_zero_ann() { # --cpu-burst 0 is explicit: it wins over a run.oci.cpu.burst=20000 annotation
+	expect_read e2e-pm-zero "25000 50000" 0 "${QP[@]}" --cpu-burst 0 --annotation "$ANN=20000"
+}
 
 # A running container with --cpu-burst for update, inspect and restart.
 PMB=e2e-pmb
@@ -335,6 +338,167 @@ t_pm_restart_stop_start() { # podman stop + start: burst still 15000
 	pmb_check 15000
 }
 
+t_pm_update_quota_below_burst() { # podman update --cpu-quota 10000 under burst 15000: ours applies it; stock refuses, in podman's words
+	local dir
+	dir=$(pmb_dir) || return 1
+	if [[ $expect == patched ]]; then
+		pm_update --cpu-quota 10000 || return 1
+		say "cpu.max=$(cat "$dir/cpu.max") cpu.max.burst=$(cat "$dir/cpu.max.burst")"
+		[[ $(cat "$dir/cpu.max") == "10000 50000" && $(cat "$dir/cpu.max.burst") == 15000 ]] || return 1
+	else
+		! pm_update --cpu-quota 10000 &&
+			grep -q 'caps burst at quota' "$work/err" &&
+			grep -q "podman update --cpu-quota 10000 --cpu-burst 10000 $PMB" "$work/err" || return 1
+	fi
+	pm_update --cpu-quota 25000 && pmb_check 15000
+}
+
+# --- an update changes what it names, is recorded, and a refusal changes nothing
+NM=e2e-names
+# nm_state: "cpu.max|cpu.max.burst|cpu.weight|inspect CpuQuota CpuPeriod CpuBurst CpuShares"
+nm_state() {
+	local dir
+	dir=$(cg_of "$NM") || return 1
+	echo "$(cat "$dir/cpu.max")|$(cat "$dir/cpu.max.burst")|$(cat "$dir/cpu.weight")|$(pm inspect \
+		--format '{{.HostConfig.CpuQuota}} {{.HostConfig.CpuPeriod}} {{.HostConfig.CpuBurst}} {{.HostConfig.CpuShares}}' "$NM")"
+}
+# nm_expect WANT: nm_state is WANT.
+nm_expect() {
+	local got
+	got=$(nm_state) || { say "no state for $NM"; return 1; }
+	say "cgroup|cgroup|cgroup|inspect: $got (want $1)"
+	[[ $got == "$1" ]]
+}
+nm_update() { # nm_update ARGS...: podman update of NM, its error shown
+	pm update "$@" "$NM" >/dev/null 2>"$work/err" && return 0
+	say "podman update $*: $(grep -v '^$' "$work/err" | tail -2 | tr '\n' ' ')"
+	return 1
+}
+t_pm_update_period_only() { # podman update --cpu-period 40000 alone keeps quota 25000 and burst 10000 (cgroup, inspect)
+	pm run -d --name "$NM" --network none "${QP[@]}" --cpu-burst 10000 --rootfs "$ROOTFS_O" sleep 3600 >/dev/null 2>"$work/err" ||
+		{ say "podman run -d failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	nm_update --cpu-period 40000 && nm_expect "25000 40000|10000|100|25000 40000 10000 0"
+}
+t_pm_update_quota_only() { # podman update --cpu-quota 20000 alone keeps period 40000: cgroup and inspect agree
+	nm_update --cpu-quota 20000 && nm_expect "20000 40000|10000|100|20000 40000 10000 0"
+}
+t_pm_update_refused() { # podman update --cpu-shares 512 --cpu-period 2000000: crun's reason shown, weight, quota, burst, inspect unchanged
+	local before
+	before=$(nm_state) || return 1
+	! nm_update --cpu-shares 512 --cpu-period 2000000 || return 1
+	grep -q 'cannot write `20000 2000000` to `cpu.max`' "$work/err" && nm_expect "$before"
+}
+t_pm_update_mem_pids() { # podman update --memory 128m --pids-limit 64: applied and recorded
+	local dir
+	nm_update --memory 128m --pids-limit 64 || return 1
+	dir=$(cg_of "$NM") || return 1
+	say "memory.max=$(cat "$dir/memory.max") pids.max=$(cat "$dir/pids.max") inspect Memory,PidsLimit=$(pm inspect --format '{{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}' "$NM")"
+	[[ $(cat "$dir/memory.max") == 134217728 && $(cat "$dir/pids.max") == 64 ]]
+}
+t_pm_update_restart() { # podman restart: the updated quota, period, burst, memory and pids stay (cgroup, inspect)
+	local dir
+	pm restart -t 0 "$NM" >/dev/null 2>"$work/err" || { say "podman restart failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	dir=$(cg_of "$NM") || return 1
+	say "memory.max=$(cat "$dir/memory.max") pids.max=$(cat "$dir/pids.max") inspect Memory,PidsLimit=$(pm inspect --format '{{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}' "$NM")"
+	nm_expect "20000 40000|10000|100|20000 40000 10000 0" &&
+		[[ $(cat "$dir/memory.max") == 134217728 && $(cat "$dir/pids.max") == 64 ]] &&
+		[[ $(pm inspect --format '{{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}' "$NM") == "134217728 64" ]]
+}
+t_crun_update_share_systemd() { # crun update --cpu-share 512 under the systemd manager: weight 20, cpu.max and burst kept
+	local id root
+	id=$(pm inspect --format '{{.Id}}' "$NM") && root=$(crun_root "$id") || { say "no crun state"; return 1; }
+	timeout "$TMO" crun --root "$root" update --cpu-share 512 "$id" 2>"$work/err" ||
+		{ say "crun update failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	nm_expect "20000 40000|10000|20|20000 40000 10000 0"
+}
+t_crun_update_share_scope() { # the same where the container's cgroup is the systemd scope itself: systemd's rewrite of cpu.max is undone
+	local id root dir
+	pm run -d --name e2e-scope --network none "${QP[@]}" --cpu-burst 10000 --annotation run.oci.systemd.subgroup= \
+		--rootfs "$ROOTFS_O" sleep 3600 >/dev/null 2>"$work/err" ||
+		{ say "podman run -d failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	id=$(pm inspect --format '{{.Id}}' e2e-scope) && root=$(crun_root "$id") && dir=$(cg_of e2e-scope) ||
+		{ say "no crun state or cgroup"; return 1; }
+	timeout "$TMO" crun --root "$root" update --cpu-share 512 "$id" 2>"$work/err" ||
+		{ say "crun update failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "$(basename "$dir"): cpu.max=$(cat "$dir/cpu.max") cpu.max.burst=$(cat "$dir/cpu.max.burst") cpu.weight=$(cat "$dir/cpu.weight")"
+	[[ $dir == *.scope && $(cat "$dir/cpu.max") == "25000 50000" && $(cat "$dir/cpu.max.burst") == 10000 && $(cat "$dir/cpu.weight") == 20 ]]
+}
+t_pm_update_stopped() { # podman update --cpu-burst 15000 of a stopped container: applied when it starts
+	pm stop -t 0 "$NM" >/dev/null 2>&1 || return 1
+	nm_update --cpu-burst 15000 || return 1
+	pm start "$NM" >/dev/null 2>"$work/err" || { say "podman start failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	nm_expect "20000 40000|15000|100|20000 40000 15000 0"
+}
+t_pm_clone_burst() { # podman container clone --cpu-burst 5000 keeps the source's quota and period
+	local dir
+	pm container clone --cpu-burst 5000 "$NM" e2e-clone >/dev/null 2>"$work/err" &&
+		pm start e2e-clone >/dev/null 2>>"$work/err" ||
+		{ say "clone failed: $(grep -v '^$' "$work/err" | tail -2 | tr '\n' ' ')"; return 1; }
+	dir=$(cg_of e2e-clone) || return 1
+	say "clone: cpu.max=$(cat "$dir/cpu.max") cpu.max.burst=$(cat "$dir/cpu.max.burst") inspect=$(pm inspect --format '{{.HostConfig.CpuQuota}} {{.HostConfig.CpuPeriod}} {{.HostConfig.CpuBurst}}' e2e-clone)"
+	[[ $(cat "$dir/cpu.max") == "20000 40000" && $(cat "$dir/cpu.max.burst") == 5000 ]]
+}
+
+# --- podman-remote, through podman system service --------------------------------
+SVC=tcp:127.0.0.1:8088
+# pmr: podman --remote through the service (started by the first remote test).
+pmr() { timeout -k 10 "$TMO" podman --remote --url "${SVC/tcp:/tcp://}" "$@"; }
+t_remote_run() { # podman --remote run --cpu-burst 15000: read back from the container's cgroup
+	local got i
+	podman system service --time=0 "${SVC/tcp:/tcp://}" >"$work/service.log" 2>&1 &
+	echo $! >"$work/service.pid"
+	for ((i = 0; i < 60; i++)); do pmr version >/dev/null 2>&1 && break; sleep 1; done
+	got=$(pmr run --rm --name e2e-remote-ro --network none "${QP[@]}" --cpu-burst 15000 --rootfs "$ROOTFS_O" \
+		sh -c 'echo "$(cat /sys/fs/cgroup/cpu.max)|$(cat /sys/fs/cgroup/cpu.max.burst)"' 2>"$work/err") ||
+		{ say "podman --remote run failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
+	say "podman --remote run --cpu-burst 15000: cpu.max=${got%|*} cpu.max.burst=${got#*|}"
+	[[ $got == "25000 50000|15000" ]]
+}
+t_remote_update() { # podman --remote update --cpu-burst 20000, then --cpu-period 40000 alone: cgroup and inspect
+	local dir ins
+	pmr run -d --name e2e-remote --network none "${QP[@]}" --cpu-burst 10000 --rootfs "$ROOTFS_O" sleep 3600 >/dev/null 2>"$work/err" ||
+		{ say "podman --remote run -d failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
+	pmr update --cpu-burst 20000 e2e-remote >/dev/null 2>"$work/err" &&
+		pmr update --cpu-period 40000 e2e-remote >/dev/null 2>>"$work/err" ||
+		{ say "podman --remote update failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
+	dir=$(cg_of e2e-remote) || return 1
+	ins=$(pmr inspect --format '{{.HostConfig.CpuQuota}} {{.HostConfig.CpuPeriod}} {{.HostConfig.CpuBurst}}' e2e-remote)
+	say "cpu.max=$(cat "$dir/cpu.max") cpu.max.burst=$(cat "$dir/cpu.max.burst") remote inspect=$ins"
+	[[ $(cat "$dir/cpu.max") == "25000 40000" && $(cat "$dir/cpu.max.burst") == 20000 && $ins == "25000 40000 20000" ]]
+}
+t_remote_update_refused() { # podman --remote update refused by crun: its reason reaches the client, nothing changes
+	local dir before
+	dir=$(cg_of e2e-remote) || return 1
+	before="$(cat "$dir/cpu.max")|$(cat "$dir/cpu.max.burst")|$(cat "$dir/cpu.weight")"
+	! pmr update --cpu-shares 512 --cpu-period 2000000 e2e-remote >/dev/null 2>"$work/err" || return 1
+	say "refused: $(grep -v '^$' "$work/err" | tail -1) ($before -> $(cat "$dir/cpu.max")|$(cat "$dir/cpu.max.burst")|$(cat "$dir/cpu.weight"))"
+	grep -q 'cannot write `25000 2000000` to `cpu.max`' "$work/err" &&
+		[[ "$(cat "$dir/cpu.max")|$(cat "$dir/cpu.max.burst")|$(cat "$dir/cpu.weight")" == "$before" ]]
+}
+# rest_update NAME JSON: POST it to the libpod update endpoint; the status
+# line and the body in $work/rest.
+rest_update() {
+	local host=${SVC#tcp:} body=$2
+	exec 5<>"/dev/tcp/${host%:*}/${host#*:}" || return 1
+	printf 'POST /v4.3.1/libpod/containers/%s/update HTTP/1.0\r\nHost: d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
+		"$1" "${#body}" "$body" >&5
+	timeout 60 cat <&5 | tr -d '\r' >"$work/rest"
+	exec 5<&-
+	say "POST update $body: $(head -1 "$work/rest") $(tail -1 "$work/rest")"
+}
+t_rest_update_400() { # REST libpod update: 400 with the message for a burst without quota, a negative burst, a refused period
+	local ok=0
+	pmr run -d --name e2e-rest --network none --rootfs "$ROOTFS_O" sleep 3600 >/dev/null 2>"$work/err" ||
+		{ say "podman --remote run -d failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
+	rest_update e2e-rest '{"cpu":{"burst":20000}}' || return 1
+	head -1 "$work/rest" | grep -q ' 400 ' && grep -q 'needs a CPU quota' "$work/rest" || ok=1
+	rest_update e2e-rest '{"cpu":{"burst":-5}}' || return 1
+	head -1 "$work/rest" | grep -q ' 400 ' && grep -q 'burst' "$work/rest" || ok=1
+	rest_update e2e-remote '{"cpu":{"period":2000000}}' || return 1
+	head -1 "$work/rest" | grep -q ' 400 ' && grep -q 'to `cpu.max`' "$work/rest" || ok=1
+	return $ok
+}
+
 t_bridge_network() { # podman's default bridge network (netavark: veth, bridge, iptables-nft) works
 	local out
 	out=$(pm run --rm --name e2e-net "${QP[@]}" --rootfs "$ROOTFS_O" \
@@ -382,12 +546,15 @@ tests=(
 	t_quota_only t_ann_us t_ann_unit t_ann_percent t_ann_list_containerd
 	t_ann_list_crio t_ann_above_quota t_ann_percent_above
 	t_pm_burst t_pm_burst_cpus t_pm_burst_above t_pm_burst_no_quota
-	t_pm_burst_negative t_pm_burst_words
+	t_pm_burst_negative t_pm_burst_words t_pm_burst_zero_ann
 	t_crun_update t_crun_update_above t_podman_update_memory t_podman_update_quota
 	t_no_self_raise t_spin_no_burst t_spin_burst t_spin_burst_above
 	t_pm_run_d_inspect t_pm_update_up
 	t_pm_update_above t_pm_update_down t_pm_update_zero t_pm_restart_keeps
-	t_pm_restart_stop_start
+	t_pm_restart_stop_start t_pm_update_quota_below_burst
+	t_pm_update_period_only t_pm_update_quota_only t_pm_update_refused t_pm_update_mem_pids
+	t_pm_update_restart t_crun_update_share_systemd t_crun_update_share_scope t_pm_update_stopped t_pm_clone_burst
+	t_remote_run t_remote_update t_remote_update_refused t_rest_update_400
 	t_bridge_network t_rootless t_rootless_cpu_burst
 	"${burstctl_tests[@]}"
 )
@@ -446,7 +613,8 @@ for t in "${tests[@]}"; do
 	sed 's/^/#   /' "$work/diag"
 done
 set +m
-pm rm -f -t 0 "$UPD" "$PMB" >/dev/null 2>&1
+pm rm -f -t 0 "$UPD" "$PMB" "$NM" e2e-scope e2e-clone e2e-remote e2e-rest >/dev/null 2>&1
+[[ ! -s $work/service.pid ]] || kill "$(cat "$work/service.pid")" 2>/dev/null
 echo "# $((n - failed)) passed, $failed failed"
 rc=0
 ((failed == 0)) || rc=1
