@@ -9,14 +9,18 @@ them. kernel/series names the feature each patch adds ("# feature: NAME");
 each check of the suite names the features it needs ("[NAME NAME] ..." at
 the start of its description, tests/kernel/pool.h). The run on the whole
 series must pass and gives each check's tags; every other prefix must fail
-exactly the checks that need a feature it lacks. Writes series-prefixes.md
-(the table docs/kernel.md shows) and exits 1 on any mismatch.
+exactly the checks that need a feature it lacks. A group whose set-up
+check fails (expectedly) reports its remaining checks as "not reached":
+those are counted as blocked, not judged, and the check just before them
+must be an expected failure. Writes series-prefixes.md (the table
+docs/kernel.md shows) and exits 1 on any mismatch.
 """
 import re
 import sys
 
 TAP = re.compile(r'^(not )?ok (\d+) - (.*)$')
 TAGS = re.compile(r'^\[([a-z0-9 -]*)\]')
+UNREACHED = re.compile(r'^[\w.-]+: check \d+ not reached')
 
 
 def features_of(series):
@@ -44,6 +48,19 @@ def results(log):
     return got, plan, ended
 
 
+def ranges(numbers):
+    """1, 2, 3, 5 -> "1-3, 5": the table stays readable."""
+    out, run = [], []
+    for n in numbers:
+        if run and n != run[-1] + 1:
+            out.append(f'{run[0]}-{run[-1]}' if len(run) > 1 else str(run[0]))
+            run = []
+        run.append(n)
+    if run:
+        out.append(f'{run[0]}-{run[-1]}' if len(run) > 1 else str(run[0]))
+    return ', '.join(out)
+
+
 def main():
     series, out, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     feats = features_of(series)
@@ -61,15 +78,19 @@ def main():
         if unknown:
             problems.append(f'check {n} names unknown features {sorted(unknown)}')
 
-    rows = ['| prefix | last patch | features | checks failing | as expected |',
-            '| --- | --- | --- | --- | --- |']
+    rows = ['| prefix | last patch | adds | checks failing | not reached | as expected |',
+            '| --- | --- | --- | --- | --- | --- |']
     for k in range(count):
         have = {f for f in feats[:k] if f}
         got, kplan, kended = results(f'{out}/prefix-{k}.log.txt')
         subject = open(f'{out}/prefix-{k}.subject').read().strip()
-        failing = sorted(n for n in full if not got.get(n, (False, ''))[0])
-        expected = sorted(n for n in full if not tags[n] <= have)
-        ok = kended and kplan == plan and failing == expected
+        blocked = {n for n in full if n in got and UNREACHED.match(got[n][1])}
+        failing = sorted(n for n in full if n not in blocked and not got.get(n, (False, ''))[0])
+        expected = sorted(n for n in full if n not in blocked and not tags[n] <= have)
+        # A group stops only after one of its checks failed as expected.
+        causes = {n - 1 for n in blocked if n - 1 not in blocked}
+        bad_stops = sorted(c for c in causes if c not in expected)
+        ok = kended and kplan == plan and failing == expected and not bad_stops
         if not ok:
             extra = sorted(set(failing) - set(expected))
             missing = sorted(set(expected) - set(failing))
@@ -79,13 +100,16 @@ def main():
             if extra:
                 what.append('unexpected failures ' + ', '.join(
                     f'{n} ({got.get(n, (False, "not reported"))[1][:90]})' for n in extra))
+            if bad_stops:
+                what.append('groups stopped after a check that should pass: '
+                            + ', '.join(map(str, bad_stops)))
             if missing:
                 what.append('unexpected passes ' + ', '.join(
                     f'{n} ({full[n][1][:90]})' for n in missing))
             problems.append(f'prefix {k}: ' + '; '.join(what))
         newest = feats[k - 1] if k and feats[k - 1] else ('-' if k else 'none')
         rows.append(f'| {k} | {subject} | +{newest} | {len(failing)} of {len(full)}: '
-                    f'{", ".join(map(str, failing)) or "none"} | {"yes" if ok else "**no**"} |')
+                    f'{ranges(failing) or "none"} | {len(blocked)} | {"yes" if ok else "**no**"} |')
     table = '\n'.join(rows) + '\n'
     open(f'{out}/series-prefixes.md', 'w').write(table)
     print(table)

@@ -171,5 +171,15 @@ int pinned_burn(const char *cg, const char *procs_file, int cpu, long long spin_
 		ret = -errno;
 	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = -ECHILD;
+	/*
+	 * The child is reaped once exit_notify() ran, before its last
+	 * schedule, whose dequeue returns its unused runtime to the pool.
+	 * Running on its CPU once means that schedule is over.
+	 */
+	if (!ret && sched_setaffinity(0, sizeof(set), &set))
+		ret = -errno;
+	if (!ret && sched_getcpu() != cpu)
+		ret = -EAGAIN;
+	sched_setaffinity(0, sizeof(old), &old);
 	return ret;
 }

@@ -30,103 +30,132 @@ static bool state_is(const char *max, long long burst)
 }
 
 /*
- * Write @val to cpu.max and check the result: @ret_want, then cpu.max
- * @max and burst @burst. @tags: the features the patched result needs.
+ * Every case starts from the same group, so that each check depends only
+ * on the features its own write needs (make test-series-prefixes): burst
+ * first cleared so that the stock kernel (burst <= quota) takes each step.
  */
-static void check(const char *tags, const char *val, int ret_want, const char *max,
-		  long long burst, const char *what)
-{
-	int ret = cg_write(CG, "cpu.max", "%s", val);
-	bool same = state_is(max, burst);
+#define BASE_MAX "20000 100000"
+#define BASE_BURST 5000
 
-	tap_ok(ret == ret_want && same,
-	       "[%s] cpu.max '%s': %s (ret %d want %d; cpu.max '%s' want '%s', burst %lld want %lld)",
-	       tags, tap_escape(val), what, ret, ret_want, now_max, max, now_burst, burst);
+static int set_base(void)
+{
+	int ret = cg_write(CG, "cpu.max.burst", "0");
+
+	ret = ret ?: cg_write(CG, "cpu.max", BASE_MAX);
+	return ret ?: cg_write(CG, "cpu.max.burst", "%d", BASE_BURST);
 }
 
-/* Stock took a write the series rejects: put the common state back. */
-static void reset(void)
+struct outcome {
+	int ret;
+	const char *max;
+	long long burst;
+	const char *what;
+};
+
+/*
+ * Write @val to cpu.max in the base group and check the result the
+ * expected kernel gives: @patched or @stock. @tags: the features the
+ * patched result needs.
+ */
+static void check(const char *tags, const char *val, struct outcome patched, struct outcome stock)
 {
-	cg_write(CG, "cpu.max", "20000 100000");
+	const struct outcome *want = expect_patched() ? &patched : &stock;
+	int base = set_base();
+	int ret = base ?: cg_write(CG, "cpu.max", "%s", val);
+	bool same = state_is(want->max, want->burst);
+
+	tap_ok(!base && ret == want->ret && same,
+	       "[%s] cpu.max '%s': %s (ret %d want %d; cpu.max '%s' want '%s', burst %lld want %lld; base ret %d)",
+	       tags, tap_escape(val), want->what, ret, want->ret, now_max, want->max, now_burst,
+	       want->burst, base);
 }
 
 static void run(void)
 {
-	bool p = expect_patched();
-	/* Stock never changes burst through cpu.max: it stays 5000. */
-	long long b = 5000;
 	char big[64];
+	int ret = bw_group(CG, 20000, 100000, BASE_BURST);
+	bool same = state_is(BASE_MAX, BASE_BURST);
 
-	int ret = bw_group(CG, 20000, 100000, 5000);
-	bool same = state_is("20000 100000", 5000);
-
-	if (!tap_ok(ret == 0 && same, "group with cpu.max '20000 100000', burst 5000 (cpu.max '%s', burst %lld)",
-		    now_max, now_burst)) {
+	if (!tap_ok(ret == 0 && same, "group with cpu.max '" BASE_MAX "', burst %d (cpu.max '%s', burst %lld)",
+		    BASE_BURST, now_max, now_burst)) {
 		tap_abandon("cannot set up %s", CG);
 		cg_destroy(CG, CG2_ROOT);
 		return;
 	}
 
-	check(F_ABOVE " " F_THREE, "30000 50000 40000", 0, "30000 50000", p ? 40000 : b,
-	      p ? "three fields set quota, period and burst > quota" : "stock ignores the third field");
-	check(F_THREE, "10000 100000 6000", 0, "10000 100000", p ? 6000 : b,
-	      p ? "quota below the old burst and burst lowered together" : "stock ignores the third field");
-	if (p)
-		b = 6000;
-	check("", "15000", 0, "15000 100000", b, "one field keeps period and burst");
-	check("", "25000 100000", 0, "25000 100000", b, "two fields keep burst");
-	check("", "max", 0, "max 100000", b, "'max' keeps burst");
-	check(F_THREE, "max 100000 30000", 0, "max 100000", p ? 30000 : b,
-	      p ? "'max' with a burst sets burst" : "stock ignores the third field");
-	check(F_THREE, "20000 100000 7000\n", 0, "20000 100000", p ? 7000 : b,
-	      p ? "trailing newline accepted" : "stock ignores the third field");
-	if (p)
-		b = 7000;
-	check(F_THREE, " 20000\t100000  7000 ", 0, "20000 100000", b,
-	      "white space around and between fields accepted");
+	/* Stock parses two fields with sscanf() and never sets burst through cpu.max. */
+	check(F_ABOVE " " F_THREE, "30000 50000 40000",
+	      (struct outcome){ 0, "30000 50000", 40000, "three fields set quota, period and burst > quota" },
+	      (struct outcome){ 0, "30000 50000", BASE_BURST, "stock ignores the third field" });
+	check(F_THREE, "4000 100000 3000",
+	      (struct outcome){ 0, "4000 100000", 3000, "quota below the old burst and burst lowered together" },
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "stock refuses a quota below the old burst" });
+	check("", "15000",
+	      (struct outcome){ 0, "15000 100000", BASE_BURST, "one field keeps period and burst" },
+	      (struct outcome){ 0, "15000 100000", BASE_BURST, "one field keeps period and burst" });
+	check("", "25000 50000",
+	      (struct outcome){ 0, "25000 50000", BASE_BURST, "two fields keep burst" },
+	      (struct outcome){ 0, "25000 50000", BASE_BURST, "two fields keep burst" });
+	check("", "max",
+	      (struct outcome){ 0, "max 100000", BASE_BURST, "'max' keeps burst" },
+	      (struct outcome){ 0, "max 100000", BASE_BURST, "'max' keeps burst" });
+	check(F_THREE, "max 100000 30000",
+	      (struct outcome){ 0, "max 100000", 30000, "'max' with a burst sets burst" },
+	      (struct outcome){ 0, "max 100000", BASE_BURST, "stock ignores the third field" });
+	check(F_THREE, "20000 100000 7000\n",
+	      (struct outcome){ 0, BASE_MAX, 7000, "trailing newline accepted" },
+	      (struct outcome){ 0, BASE_MAX, BASE_BURST, "stock ignores the third field" });
+	check(F_THREE, " 20000\t100000  7000 ",
+	      (struct outcome){ 0, BASE_MAX, 7000, "white space around and between fields accepted" },
+	      (struct outcome){ 0, BASE_MAX, BASE_BURST, "stock ignores the third field" });
 
-	/* Rejected as a whole by the series; stock takes the first two fields. */
+	/* Refused as a whole by the series; stock takes what sscanf() took. */
 	snprintf(big, sizeof(big), "10000 50000 %lld", MAX_CFS_RUNTIME_US + 1);
-	check(F_PARSE, big, p ? -EINVAL : 0, p ? "20000 100000" : "10000 50000", b,
-	      p ? "burst above max_cfs_runtime: EINVAL, nothing changes" :
-		  "stock applies quota and period, ignores the burst");
-	reset();
-	check(F_PARSE, "10000 50000 abc", p ? -EINVAL : 0, p ? "20000 100000" : "10000 50000", b,
-	      p ? "non-numeric burst: EINVAL, nothing changes" : "stock ignores the third field");
-	reset();
-	check(F_PARSE, "10000 50000 -5", p ? -EINVAL : 0, p ? "20000 100000" : "10000 50000", b,
-	      p ? "negative burst: EINVAL, nothing changes" : "stock ignores the third field");
-	reset();
-	check(F_PARSE, "10000 50000 18446744073709551615", p ? -EINVAL : 0,
-	      p ? "20000 100000" : "10000 50000", b,
-	      p ? "burst overflowing ns: EINVAL, nothing changes" : "stock ignores the third field");
-	reset();
-	check(F_PARSE, "10000 50000 4000 1", p ? -EINVAL : 0, p ? "20000 100000" : "10000 50000", b,
-	      p ? "a fourth field: EINVAL, nothing changes" : "stock ignores what follows two fields");
-	reset();
+	check(F_PARSE, big,
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "burst above max_cfs_runtime: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "10000 50000", BASE_BURST, "stock applies quota and period, ignores the burst" });
+	check(F_PARSE, "10000 50000 abc",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "non-numeric burst: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "10000 50000", BASE_BURST, "stock ignores the third field" });
+	check(F_PARSE, "10000 50000 -5",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "negative burst: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "10000 50000", BASE_BURST, "stock ignores the third field" });
+	check(F_PARSE, "10000 50000 18446744073709551615",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "burst overflowing ns: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "10000 50000", BASE_BURST, "stock ignores the third field" });
+	check(F_PARSE, "10000 50000 4000 1",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "a fourth field: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "10000 50000", BASE_BURST, "stock ignores what follows two fields" });
 	/* A period that does not parse: stock keeps the old one and takes the quota. */
-	check(F_PARSE, "30000 abc 50000", p ? -EINVAL : 0, p ? "20000 100000" : "30000 100000", b,
-	      p ? "non-numeric period: EINVAL, nothing changes" : "stock takes the quota alone");
-	reset();
-	check(F_PARSE, "30000 abc", p ? -EINVAL : 0, p ? "20000 100000" : "30000 100000", b,
-	      p ? "non-numeric period: EINVAL, nothing changes" : "stock takes the quota alone");
-	reset();
-	check(F_PARSE, "30000 50000x", p ? -EINVAL : 0, p ? "20000 100000" : "30000 50000", b,
-	      p ? "junk after the period: EINVAL, nothing changes" : "stock ignores what follows");
-	reset();
+	check(F_PARSE, "30000 abc 50000",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "non-numeric period: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "30000 100000", BASE_BURST, "stock takes the quota alone" });
+	check(F_PARSE, "30000 abc",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "non-numeric period: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "30000 100000", BASE_BURST, "stock takes the quota alone" });
+	check(F_PARSE, "30000 50000x",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "junk after the period: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "30000 50000", BASE_BURST, "stock ignores what follows" });
 	/* 18446744073739552 us is 30000384 ns modulo 2^64: stock sets a 30 ms quota. */
-	check(F_PARSE, "18446744073739552 100000", p ? -EINVAL : 0, p ? "20000 100000" : "30000 100000",
-	      b, p ? "quota overflowing ns: EINVAL, nothing changes" : "stock wraps the quota to 30000");
-	reset();
-	/* Rejected by both. */
-	check("", "500 100000 1000", -EINVAL, "20000 100000", b, "quota < 1 ms: EINVAL, nothing changes");
-	check("", "10000 2000000 1000", -EINVAL, "20000 100000", b,
-	      "period > 1 s: EINVAL, nothing changes");
-	check("", "10000 999 1000", -EINVAL, "20000 100000", b, "period < 1 ms: EINVAL, nothing changes");
+	check(F_PARSE, "18446744073739552 100000",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "quota overflowing ns: EINVAL, nothing changes" },
+	      (struct outcome){ 0, "30000 100000", BASE_BURST, "stock wraps the quota to 30000" });
+
+	/* Refused by both. */
+	check("", "500 100000 1000",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "quota < 1 ms: EINVAL, nothing changes" },
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "quota < 1 ms: EINVAL, nothing changes" });
+	check("", "10000 2000000 1000",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "period > 1 s: EINVAL, nothing changes" },
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "period > 1 s: EINVAL, nothing changes" });
+	check("", "10000 999 1000",
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "period < 1 ms: EINVAL, nothing changes" },
+	      (struct outcome){ -EINVAL, BASE_MAX, BASE_BURST, "period < 1 ms: EINVAL, nothing changes" });
 
 	snprintf(big, sizeof(big), "20000 100000 %lld", MAX_CFS_RUNTIME_US);
-	check(F_ABOVE " " F_THREE, big, 0, "20000 100000", p ? MAX_CFS_RUNTIME_US : b,
-	      p ? "burst = max_cfs_runtime accepted" : "stock ignores the third field");
+	check(F_ABOVE " " F_THREE, big,
+	      (struct outcome){ 0, BASE_MAX, MAX_CFS_RUNTIME_US, "burst = max_cfs_runtime accepted" },
+	      (struct outcome){ 0, BASE_MAX, BASE_BURST, "stock ignores the third field" });
 
 	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "remove %s", CG);
 }
