@@ -125,13 +125,27 @@ static int wait_sleeping(pid_t pid)
 
 int pinned_burn(const char *cg, const char *procs_file, int cpu, long long spin_us)
 {
-	int go[2], status, ret;
+	long long spun[2];
+
+	return pinned_burn_at(cg, procs_file, cpu, spin_us, 0, spun);
+}
+
+int pinned_burn_at(const char *cg, const char *procs_file, int cpu, long long spin_us,
+		   long long go_at_us, long long spun[2])
+{
+	int go[2], times[2], status, ret;
 	cpu_set_t set, old;
 	pid_t pid;
 	char c;
 
 	if (pipe(go))
 		return -errno;
+	if (pipe(times)) {
+		ret = -errno;
+		close(go[0]);
+		close(go[1]);
+		return ret;
+	}
 	/* The child inherits the CPU: it never runs anywhere else, not even before the move. */
 	if (sched_getaffinity(0, sizeof(old), &old))
 		return -errno;
@@ -144,24 +158,32 @@ int pinned_burn(const char *cg, const char *procs_file, int cpu, long long spin_
 		struct timespec ts;
 		long long start;
 
+		long long wall[2];
+
 		close(go[1]);
+		close(times[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
+		wall[0] = now_usec();
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 		start = ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 		do
 			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 		while (ts.tv_sec * 1000000LL + ts.tv_nsec / 1000 - start < spin_us);
-		_exit(0);
+		wall[1] = now_usec();
+		_exit(write(times[1], wall, sizeof(wall)) == sizeof(wall) ? 0 : 1);
 	}
 	ret = pid < 0 ? -errno : 0;
 	sched_setaffinity(0, sizeof(old), &old);
 	if (ret)
 		return ret;
 	close(go[0]);
+	close(times[1]);
 	/* Moved while asleep, so that its one wake-up is the group's one runtime request. */
 	ret = wait_sleeping(pid);
 	ret = ret ?: cg_write(cg, procs_file, "%d", pid);
+	if (!ret && go_at_us > now_usec())
+		sleep_usec(go_at_us - now_usec());
 	if (write(go[1], "g", 1) != 1 && !ret)
 		ret = -EIO;
 	close(go[1]);
@@ -171,6 +193,9 @@ int pinned_burn(const char *cg, const char *procs_file, int cpu, long long spin_
 		ret = -errno;
 	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = -ECHILD;
+	if (read(times[0], spun, 2 * sizeof(*spun)) != 2 * sizeof(*spun) && !ret)
+		ret = -EIO;
+	close(times[0]);
 	/*
 	 * The child is reaped once exit_notify() ran, before its last
 	 * schedule, whose dequeue returns its unused runtime to the pool.

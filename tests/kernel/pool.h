@@ -96,4 +96,11 @@ void pm_sync(struct pool_model *m, const struct pool_read *r);
  */
 int pinned_burn(const char *cg, const char *procs_file, int cpu, long long spin_us);
 
+/*
+ * pinned_burn(), the child let go at @go_at_us (now_usec() time; 0: at
+ * once); @spun gets when its spin started and ended (now_usec() times).
+ */
+int pinned_burn_at(const char *cg, const char *procs_file, int cpu, long long spin_us,
+		   long long go_at_us, long long spun[2]);
+
 #endif
