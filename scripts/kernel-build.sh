@@ -29,6 +29,23 @@ ccache --max-size=8G >/dev/null
 exec 9>"$src.lock"
 flock 9
 
+# A bzImage built before from the same tree (the git tree of the patched
+# source, with nothing uncommitted), the same config inputs, this script
+# and the same compiler is reused: a fresh clone then skips kbuild's
+# minutes of linking and objtool that ccache cannot save.
+kernels=$cache/kernels
+key=
+if tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) &&
+   [[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+	key=$( { echo "$tree"; gcc --version | head -1; cat "${fragments[@]}" "$0"; } | sha256sum | cut -c1-16)
+	if [[ -f $kernels/bzImage-$key ]]; then
+		mkdir -p "$(dirname "$out")"
+		cp "$kernels/bzImage-$key" "$out"
+		echo "kernel-build: $out from $kernels/bzImage-$key (built before from tree $tree, same config and compiler)"
+		exit 0
+	fi
+fi
+
 kmake=(make -C "$src" O="$obj" -j"$(nproc)")
 
 cat "$src/arch/x86/configs/x86_64_defconfig" \
@@ -81,4 +98,9 @@ grep -E 'warning:|error:' "$obj/build.log" | head -20 || true
 ((rc == 0)) || { echo "kernel-build: make failed, tail of $obj/build.log:" >&2; tail -30 "$obj/build.log" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
 cp "$obj/arch/x86/boot/bzImage" "$out"
+if [[ -n $key ]]; then
+	mkdir -p "$kernels"
+	cp "$out" "$kernels/bzImage-$key.tmp.$$"
+	mv "$kernels/bzImage-$key.tmp.$$" "$kernels/bzImage-$key"
+fi
 echo "kernel-build: $out ($(make -s -C "$src" O="$obj" kernelrelease)) in $(( $(date +%s) - start )) s"
