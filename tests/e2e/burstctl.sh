@@ -208,16 +208,25 @@ t_bc_burst() { # the workload with the advised --cpu-burst B: 0 throttled period
 	# The advice holds for the demand the trace showed. A run whose
 	# requests cost more (TCG charged one a stall) tests something else:
 	# it is compared with the model for its own requests, and run again,
-	# up to 3 runs in all.
+	# up to 3 runs in all. So is a run the kernel throttled where the
+	# model, given that run's own requests, does not: TCG can charge a
+	# stall to the container's other thread, which no request records
+	# (seen once in 5 boots, 1 throttle). A run within the trace's demand
+	# and without such a stall must show 0 throttled periods.
 	for try in 1 2 3; do
 		bc_run e2e-bc-b "$b" || return 1
 		bc_compare e2e-bc-b "$b" || return 1
+		read -r thr model <"$work/e2e-bc-b.cmp"
 		most=$(bc_requests e2e-bc-b | sort -n | tail -1)
-		((most <= $(cat "$work/bc-request-max"))) && break
-		say "run $try: a request cost $most us, more than the trace's largest burst of demand ($(cat "$work/bc-request-max") us)"
+		if ((most > $(cat "$work/bc-request-max"))); then
+			say "run $try: a request cost $most us, more than the trace's largest burst of demand ($(cat "$work/bc-request-max") us)"
+		elif ((thr > 0 && model == 0)); then
+			say "run $try: the kernel throttled $thr periods where the model for this run's requests says 0"
+		else
+			break
+		fi
 	done
 	((most <= $(cat "$work/bc-request-max"))) || { say "no run within the trace's demand"; return 1; }
-	read -r thr _ <"$work/e2e-bc-b.cmp"
 	((thr == 0))
 }
 
