@@ -99,6 +99,20 @@ bool pm_check(struct pool_model *m, const struct pool_read *r, int ret, const ch
 		      tags, what, r->s.current_bw, pm_usec(m), r->index - m->start, ret);
 }
 
+int pm_new_group(struct pool_model *m, const char *cg, long long quota_us, long long period_us,
+		 long long burst_us)
+{
+	int ret;
+
+	period_wait(period_us, 5000);
+	ret = bw_group(cg, quota_us, period_us, burst_us);
+	pm_init(m, period_now(period_us));
+	/* bw_group() writes the limit, then the burst: the model does the same. */
+	bwm_set(&m->g, period_us * 1000, quota_us * 1000, 0);
+	bwm_set(&m->g, period_us * 1000, quota_us * 1000, burst_us * 1000);
+	return ret;
+}
+
 void pm_sync(struct pool_model *m, const struct pool_read *r)
 {
 	pm_advance(m, r->index);

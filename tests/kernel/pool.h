@@ -88,6 +88,14 @@ bool pm_check(struct pool_model *m, const struct pool_read *r, int ret, const ch
 void pm_sync(struct pool_model *m, const struct pool_read *r);
 
 /*
+ * Early in a period, give @cg quota @quota_us, period @period_us and then
+ * burst @burst_us (bw_group()), and set @m up as the same new limit from
+ * that period on (m->start). 0 or -errno of the writes.
+ */
+int pm_new_group(struct pool_model *m, const char *cg, long long quota_us, long long period_us,
+		 long long burst_us);
+
+/*
  * Fork a child pinned to @cpu, move it into @cg while it sleeps, then let
  * it spin for about @spin_us of CPU time and exit; waits for it. The one
  * wake-up takes a slice from the pool (restarting the period timer and

@@ -35,12 +35,8 @@ static void run(void)
 	struct bw_burst b;
 	int ret;
 
-	period_wait(P, 5000);
-	ret = bw_group(CG, Q, P, burst);
-	start = period_now(P);
-	pm_init(&m, start);
-	bwm_set(&m.g, P * 1000, Q * 1000, 0);
-	bwm_set(&m.g, P * 1000, Q * 1000, burst * 1000);
+	ret = pm_new_group(&m, CG, Q, P, burst);
+	start = m.start;
 	if (!tap_ok(ret == 0, "[" F_ABOVE "] group quota %lld, period %lld, burst %lld (ret %d)",
 		    Q, P, burst, ret)) {
 		tap_abandon("cannot set up %s", CG);
