@@ -87,7 +87,7 @@ initramfs: $(INITRAMFS)
 
 # Host only, no guest: the series applies and is checkpatch-clean, and the
 # pipeline's own scripts behave (tests/host).
-check: check-series checkpatch check-model check-host check-crun check-bench check-burstctl
+check: check-series checkpatch check-model check-host check-crun check-bench check-burstctl check-cri
 
 MODEL_TEST := $(B)/model/test-bw-model
 
@@ -165,3 +165,4 @@ IMAGE_DEBS := $(CRUN_DEB) $(PODMAN_DEB)
 include mk/image.mk
 include mk/bench.mk
 include mk/burstctl.mk
+include mk/cri.mk

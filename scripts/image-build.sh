@@ -21,7 +21,7 @@ command -v mkosi >/dev/null || { echo "image-build: mkosi missing (scripts/image
 mkdir -p "$out" "$cache/packages" "$cache/incremental"
 
 # 1. Generated inputs: the workload container, the suite, the demo, the
-# benchmark, burstctl, the stock kernel's modules.
+# benchmark, burstctl, the CRI client and images, the stock kernel's modules.
 echo "image-build: staging the workload container, the suite and the benchmark"
 rm -rf "$gen/extra"
 mkdir -p "$gen/extra/usr/lib/burst-e2e" "$gen/extra/usr/share/burst-e2e"
@@ -39,6 +39,9 @@ install -m 644 "$top/tests/e2e/burstctl.sh" "$gen/extra/usr/lib/burst-e2e/burstc
 install -D -m 755 "$IMAGE_BURSTCTL" "$gen/extra/usr/local/bin/burstctl"
 install -m 755 "$top/bench/suite.sh" "$gen/extra/usr/lib/burst-e2e/bench-suite"
 install -m 755 "$top/bench/image-bench.sh" "$gen/extra/usr/lib/burst-e2e/bench"
+# The CRI cases, their client (stubs generated here) and their OCI images.
+install -m 644 "$top/tests/e2e/cri-cases.sh" "$gen/extra/usr/lib/burst-e2e/cri-cases"
+"$top/tools/cri/stage.sh" "$gen/extra" "$gen/extra/usr/share/burst-e2e/rootfs"
 "$top/scripts/image-stock.sh" "$stock" "$gen/stock-modules" "$out/initrd-stock.cpio.gz"
 
 # 2. Local package directory: our packages, or nothing (Debian's).

@@ -13,7 +13,8 @@ host_sources=/etc/apt/sources.list.d/debian.sources
 # mkosi from backports; the rest from bookworm.
 want=(mkosi mtools reprepro qemu-system-x86 busybox-static gcc libc6-dev
 	systemd-container bubblewrap e2fsprogs kmod zstd cpio
-	debian-archive-keyring apt dpkg-dev file)
+	debian-archive-keyring apt dpkg-dev file
+	python3-grpc-tools)
 
 installed() { [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]; }
 mkosi_ok() {

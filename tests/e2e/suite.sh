@@ -539,6 +539,10 @@ t_rootless_cpu_burst() { # rootless podman run --cpu-burst 15000
 BC_CASES=${0%/*}/burstctl-cases
 # shellcheck source=tests/e2e/burstctl.sh
 . "$BC_CASES"
+# The Kubernetes node path: pods through containerd's CRI (tests/e2e/cri-cases.sh).
+CRI_CASES=${0%/*}/cri-cases
+# shellcheck source=tests/e2e/cri-cases.sh
+. "$CRI_CASES"
 
 # The cases that expect nothing left behind run before any container is
 # left running.
@@ -558,13 +562,14 @@ tests=(
 	t_bridge_network t_rootless t_rootless_cpu_burst
 	"${burstctl_tests[@]}"
 )
+tests+=("${cri_tests[@]}")
 
 # --- run ------------------------------------------------------------------------
 
 if [[ -n $only ]]; then
 	IFS=, read -r -a tests <<<"$only"
 fi
-describe() { sed -n "s/^$1() { # //p" "$0" "$BC_CASES"; }
+describe() { sed -n "s/^$1() { # //p" "$0" "$BC_CASES" "$CRI_CASES"; }
 echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite starts at uptime $(cut -d' ' -f1 /proc/uptime)s"
 echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), podman package $(dpkg-query -W -f='${Version}' podman), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
 echo "1..${#tests[@]}"
