@@ -162,7 +162,9 @@ clean:
 include mk/crun.mk
 include mk/podman.mk
 IMAGE_DEBS := $(CRUN_DEB) $(PODMAN_DEB)
+include mk/repo.mk
 include mk/image.mk
+include mk/node.mk
 include mk/bench.mk
 include mk/burstctl.mk
 include mk/cri.mk

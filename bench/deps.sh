@@ -1,23 +1,9 @@
 #!/bin/bash
 # Install, idempotently, the Debian packages the benchmark needs beyond
-# scripts/deps.sh's: gnuplot (no X) for the plot.
+# scripts/deps.sh's: gnuplot (no X) for the plot. One line per step; apt's
+# output in build/logs/deps.log.
 set -euo pipefail
 
-pkgs=(gnuplot-nox python3)
-missing=()
-for pkg in "${pkgs[@]}"; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	[[ $status == installed ]] || missing+=("$pkg")
-done
-if ((${#missing[@]} == 0)); then
-	echo "bench-deps: all ${#pkgs[@]} packages present"
-	exit 0
-fi
-if [[ $(id -u) -ne 0 ]]; then
-	echo "bench-deps: missing packages (${missing[*]}); run 'make bench-deps' as root" >&2
-	exit 1
-fi
-echo "bench-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+tag=bench-deps
+. "$(dirname "$0")/../scripts/lib/apt.sh"
+apt_install "the benchmark's plot" -- gnuplot-nox python3

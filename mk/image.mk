@@ -11,7 +11,8 @@
 #                and with burst, as a table
 # Variables:
 #   IMAGE_DEBS      our .debs (crun, podman: files or make targets that build
-#                   them), installed over Debian's; without them the burst
+#                   them), installed over Debian's from our repository
+#                   (mk/repo.mk, which holds them); without them the burst
 #                   cases fail
 #   E2E_TIMEOUT     seconds one boot may take (default 1500: a boot takes about
 #                   9 min alone, 14 min beside the other; a hung case is
@@ -40,8 +41,10 @@ $(IMAGE_DEBS_CHOICE): FORCE
 	@mkdir -p $(@D)
 	@echo '$(IMAGE_DEBS)' | cmp -s - $@ || echo '$(IMAGE_DEBS)' >$@
 
-$(IMAGE) $(IMAGE_STOCK_INITRD) &: $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(IMAGE_DEBS_CHOICE) | image-deps
-	@scripts/image-build.sh $(IMAGE_DIR) $(BASELINE) $(IMAGE_DEBS)
+# The repository is order-only: it changes with the kernel too, which the
+# image does not carry.
+$(IMAGE) $(IMAGE_STOCK_INITRD) &: $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(IMAGE_DEBS_CHOICE) | image-deps $(if $(IMAGE_DEBS),$(REPO_STAMP))
+	@scripts/image-build.sh $(IMAGE_DIR) $(BASELINE) $(if $(IMAGE_DEBS),$(REPO) $(IMAGE_DEBS))
 
 image: $(IMAGE) $(IMAGE_STOCK_INITRD)
 

@@ -6,6 +6,8 @@
 set -euo pipefail
 
 out=$1
+tag=baseline-kernel
+. "$(dirname "$0")/lib/apt.sh"
 cache=${BURST_CACHE:-/var/cache/burst-cfs}/debs
 version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 mkdir -p "$cache"
@@ -13,7 +15,7 @@ mkdir -p "$cache"
 image=$(apt-cache depends "linux-image-cloud-amd64=$version" 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-6\.1[^ ]*\).*/\1/p' | head -1)
 if [[ -z $image ]]; then
-	apt-get update -q >/dev/null
+	apt_update "no linux-image-cloud-amd64 $version in the package lists yet"
 	image=$(apt-cache depends "linux-image-cloud-amd64=$version" |
 		sed -n 's/^ *Depends: \(linux-image-6\.1[^ ]*\).*/\1/p' | head -1)
 fi
@@ -21,8 +23,8 @@ fi
 
 deb=$(ls "$cache/${image}_${version//:/%3a}_amd64.deb" 2>/dev/null || true)
 if [[ -z $deb ]]; then
-	echo "baseline-kernel: downloading $image $version"
-	(cd "$cache" && apt-get download -q -o APT::Sandbox::User=root "$image=$version")
+	step "downloading $image $version (Debian's kernel, the baseline)" \
+		bash -c 'cd "$1" && apt-get download -q -o APT::Sandbox::User=root "$2"' _ "$cache" "$image=$version"
 	deb=$cache/${image}_${version//:/%3a}_amd64.deb
 fi
 tmp=$(mktemp -d)

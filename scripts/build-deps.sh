@@ -1,13 +1,16 @@
 #!/bin/bash
 # Install, idempotently, what building Debian source packages needs: a
 # deb-src source (in a file of our own; existing sources are never edited),
-# their build-dependencies, and the packaging tools.
+# their build-dependencies, and the packaging tools. One line per step;
+# apt's output in build/logs/deps.log.
 # Usage: scripts/build-deps.sh PACKAGE...   (e.g. crun, podman)
 set -euo pipefail
 
 packages=("$@")
 ((${#packages[@]})) || { echo "usage: scripts/build-deps.sh PACKAGE..." >&2; exit 2; }
 
+tag=build-deps
+. "$(dirname "$0")/lib/apt.sh"
 src_list=/etc/apt/sources.list.d/burst-cfs-src.sources
 tools=(dpkg-dev devscripts quilt fakeroot build-essential cpio busybox-static python3 python3-jsonschema python3-yaml)
 
@@ -37,50 +40,27 @@ missing_build_deps() {
 	sed -n 's/^Inst \([^ ]*\) .*/\1/p' <<<"$plan"
 }
 
-missing_tools() {
-	local pkg status
-	for pkg in "${tools[@]}"; do
-		status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-		[[ $status == installed ]] || echo "$pkg"
-	done
-}
-
-need_root() {
-	[[ $(id -u) -eq 0 ]] || { echo "build-deps: $1; run 'make deps' as root" >&2; exit 1; }
-}
-
-updated=
+need_update=
 if ! cmp -s <(want_src) "$src_list" 2>/dev/null; then
 	need_root "$src_list is missing or stale"
-	echo "build-deps: adding deb-src source $src_list"
 	want_src >"$src_list.tmp"
 	mv "$src_list.tmp" "$src_list"
-	echo "build-deps: apt-get update"
-	apt-get update -q >/dev/null
-	updated=1
+	echo "$tag: wrote the deb-src source $src_list"
+	need_update="for the new deb-src source"
 elif [[ -z $(apt-cache showsrc "${packages[0]}" 2>/dev/null) ]]; then
 	need_root "no source index for ${packages[0]}"
-	echo "build-deps: apt-get update (no source index yet)"
-	apt-get update -q >/dev/null
-	updated=1
+	need_update="no source index for ${packages[0]} yet"
 fi
+[[ -z $need_update ]] || apt_update "$need_update"
 
-mapfile -t tools_missing < <(missing_tools)
+mapfile -t tools_missing < <(missing_packages "${tools[@]}")
 mapfile -t build_missing < <(missing_build_deps)
 if ((${#tools_missing[@]} == 0 && ${#build_missing[@]} == 0)); then
-	echo "build-deps: build-dependencies of ${packages[*]} present"
+	echo "$tag: build-dependencies of ${packages[*]} present"
 	exit 0
 fi
 need_root "missing: ${tools_missing[*]} ${build_missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-if [[ -z $updated ]]; then
-	echo "build-deps: apt-get update"
-	apt-get update -q >/dev/null
-fi
-if ((${#tools_missing[@]})); then
-	echo "build-deps: installing ${tools_missing[*]}"
-	apt-get install -y -q --no-install-recommends "${tools_missing[@]}"
-fi
+apt_install "building Debian packages" -- "${tools[@]}"
 # libsystemd-dev and libudev-dev must match the installed libsystemd0 and
 # libudev1: when another tool (mkosi from bookworm-backports) has moved those
 # ahead of bookworm, build-dep would otherwise pick bookworm's -dev packages
@@ -90,15 +70,19 @@ for pair in libsystemd-dev:libsystemd0 libudev-dev:libudev1; do
 	dev=${pair%%:*} lib=${pair#*:}
 	ver=$(dpkg-query -W -f='${Version}' "$lib" 2>/dev/null || true)
 	if [[ -n $ver ]] && [[ $(dpkg-query -W -f='${Version}' "$dev" 2>/dev/null || true) != "$ver" ]]; then
-		echo "build-deps: installing $dev=$ver (matches $lib)"
-		apt-get install -y -q --no-install-recommends "$dev=$ver"
+		apt_update "to install $dev"
+		step "installing $dev=$ver (it must match $lib)" \
+			apt-get "${apt_opts[@]}" install -y --no-install-recommends "$dev=$ver"
 	fi
 done
-echo "build-deps: apt-get build-dep ${packages[*]}"
-apt-get build-dep -y -q "${packages[@]}"
 mapfile -t build_missing < <(missing_build_deps)
 if ((${#build_missing[@]})); then
-	echo "build-deps: build-dep left missing: ${build_missing[*]}" >&2
+	apt_update "to install build-dependencies"
+	step "installing $(packages ${#build_missing[@]}) of build-dependencies of ${packages[*]} ($(some "${build_missing[@]}"))" \
+		apt-get "${apt_opts[@]}" build-dep -y "${packages[@]}"
+fi
+mapfile -t build_missing < <(missing_build_deps)
+if ((${#build_missing[@]})); then
+	echo "$tag: build-dep left missing: ${build_missing[*]}" >&2
 	exit 1
 fi
-echo "build-deps: done"

@@ -1,39 +1,23 @@
 #!/bin/bash
-# Install, idempotently, every Debian package the build graph needs.
+# Install, idempotently, every Debian package the kernel build and the QEMU
+# guests need. One line per step; apt's output in build/logs/deps.log.
 # Usage: scripts/deps.sh [GROUP...]   GROUP: kernel (default)
 set -euo pipefail
 
+tag=deps
+. "$(dirname "$0")/lib/apt.sh"
+
 declare -A groups=(
+	# fakeroot: `make kernel-deb` (bindeb-pkg) packs as a fake root.
 	[kernel]="linux-source-6.1 build-essential bc bison flex libelf-dev
 		libssl-dev cpio zstd xz-utils kmod rsync git ccache quilt
-		devscripts dpkg-dev qemu-system-x86 busybox-static perl
+		devscripts dpkg-dev fakeroot qemu-system-x86 busybox-static perl
 		python3 libc6-dev"
 )
+declare -A why=([kernel]="the kernel build and the QEMU guests")
 
-want=()
 for group in "${@:-kernel}"; do
-	[[ -n ${groups[$group]+x} ]] || { echo "deps: unknown group '$group'" >&2; exit 2; }
+	[[ -n ${groups[$group]+x} ]] || { echo "deps: unknown group '$group' (known: ${!groups[*]})" >&2; exit 2; }
 	read -r -a pkgs <<<"$(echo ${groups[$group]})"
-	want+=("${pkgs[@]}")
+	apt_install "${why[$group]}" -- "${pkgs[@]}"
 done
-
-missing=()
-for pkg in "${want[@]}"; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	[[ $status == installed ]] || missing+=("$pkg")
-done
-
-if ((${#missing[@]} == 0)); then
-	echo "deps: all ${#want[@]} packages present"
-	exit 0
-fi
-
-if [[ $(id -u) -ne 0 ]]; then
-	echo "deps: missing packages (${missing[*]}); run 'make deps' as root" >&2
-	exit 1
-fi
-
-echo "deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -2,15 +2,20 @@
 # Build the e2e disk image with mkosi (mkosi.conf + mkosi.extra/ + a tree
 # generated here): OUT_DIR/image.raw, its package manifest, and the initrd
 # that boots Debian's stock kernel on it.
-# Usage: scripts/image-build.sh OUT_DIR STOCK_VMLINUZ [DEB...]
-#   DEB  our packages (crun, podman), installed over Debian's; each is
-#        checked in the image's manifest. None: Debian's crun and podman.
+# Usage: scripts/image-build.sh OUT_DIR STOCK_VMLINUZ [REPO_DIR DEB...]
+#   REPO_DIR  our apt repository (make repo): apt installs from it, through
+#             its own source, key and pin, as on a node (docs/install.md)
+#   DEB       our packages the image must carry, each installed from
+#             REPO_DIR (which must hold that very file) and checked in the
+#             image: crun, podman; also a kernel package (`make test-node`'s
+#             image), which mkosi then copies out as OUT_DIR/image.vmlinuz.
+#             None: Debian's crun and podman.
 # Caches (outside the clone, reused by the next build): the apt package
 # cache and mkosi's incremental base image under $BURST_CACHE/mkosi.
 set -euo pipefail
 
-out=$1 stock=$2
-shift 2
+out=$1 stock=$2 repo=${3:-}
+shift $(($# < 3 ? $# : 3))
 debs=("$@")
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${BURST_CACHE:-/var/cache/burst-cfs}/mkosi
@@ -44,51 +49,99 @@ install -m 644 "$top/tests/e2e/cri-cases.sh" "$gen/extra/usr/lib/burst-e2e/cri-c
 "$top/tools/cri/stage.sh" "$gen/extra" "$gen/extra/usr/share/burst-e2e/rootfs"
 "$top/scripts/image-stock.sh" "$stock" "$gen/stock-modules" "$out/initrd-stock.cpio.gz"
 
-# 2. Local package directory: our packages, or nothing (Debian's).
-rm -rf "$gen/packages"
-mkdir -p "$gen/packages"
-want=()
+# 2. Our packages come from our apt repository, the way a node gets them:
+# its source, key and pin go into mkosi's apt configuration, a package
+# manager tree that mkosi mounts as the /etc of the sandbox apt runs in,
+# with a copy of the repository. The DEBs are installed after the cached
+# base (--volatile-package), so a new .deb never rebuilds the base.
+rm -rf "$gen/apt" "$gen/packages"
+want=() mkosi_repo=()
+if [[ -n $repo ]]; then
+	[[ -s $repo/PACKAGES && -d $repo/dists ]] || { echo "image-build: $repo is no repository of ours (make repo)" >&2; exit 1; }
+	apt_tree=$gen/apt/etc
+	mkdir -p "$apt_tree/burst-cfs-repo" "$apt_tree/apt/sources.list.d" "$apt_tree/apt/preferences.d" "$apt_tree/apt/keyrings"
+	cp -r "$repo/dists" "$repo/pool" "$apt_tree/burst-cfs-repo/"
+	sed 's,file:/srv/burst-cfs,file:/etc/burst-cfs-repo,; s,/usr/share/keyrings/,/etc/apt/keyrings/,' \
+		"$repo/burst-cfs.sources" >"$apt_tree/apt/sources.list.d/burst-cfs.sources"
+	cp "$repo/burst-packages.pref" "$apt_tree/apt/preferences.d/"
+	cp "$repo/burst-cfs-archive-keyring.gpg" "$apt_tree/apt/keyrings/"
+	# --cache-only=never: apt's lists are fetched again even when mkosi
+	# reuses its cached base, whose lists predate this repository.
+	mkosi_repo=(--package-manager-tree "$gen/apt" --cache-only=never)
+fi
 for deb in "${debs[@]}"; do
 	[[ -r $deb ]] || { echo "image-build: $deb not found" >&2; exit 1; }
 	name=$(dpkg-deb -f "$deb" Package) ver=$(dpkg-deb -f "$deb" Version)
-	cp -p "$deb" "$gen/packages/${name}_${ver}_amd64.deb"
+	grep -qxF "$name $ver $(sha256sum <"$deb" | cut -d' ' -f1)" "$repo/PACKAGES" ||
+		{ echo "image-build: $repo does not hold $deb ($name $ver): make repo" >&2; exit 1; }
 	want+=("$name=$ver")
-	echo "image-build: $name $ver from $deb"
+	mkosi_repo+=(--volatile-package "$name")
+	echo "image-build: $name $ver from $repo"
 done
-((${#debs[@]})) || echo "image-build: no .deb given: Debian's crun and podman (the burst cases will fail)"
+((${#debs[@]})) || echo "image-build: no repository given: Debian's crun and podman (the burst cases will fail)"
 
 # 3. mkosi. Its own step lines ("‣ ...") are the progress; the rest goes to a log.
-echo "image-build: mkosi $(mkosi --version | awk '{print $2}') build (log: $out/mkosi.log)"
-rm -f "$out/image.raw" "$out/image.manifest"
-set +e
-(cd "$top" && mkosi \
-	--output-dir "$out" \
-	--package-cache-dir "$cache/packages" \
-	--cache-dir "$cache/incremental" \
-	--incremental=yes \
-	--extra-tree "$gen/extra" \
-	--extra-tree "$gen/stock-modules" \
-	--volatile-package-directory "$gen/packages" \
-	--force build) >"$out/mkosi.log" 2>&1 &
-pid=$!
-shown=0
-while kill -0 "$pid" 2>/dev/null; do
-	sleep 5
-	total=$(wc -l <"$out/mkosi.log")
-	sed -n "$((shown + 1)),${total}p" "$out/mkosi.log" | grep -a '‣' | sed 's/^/image-build:   /' || true
-	shown=$total
-done
-wait "$pid"
-rc=$?
-set -e
-sed -n "$((shown + 1)),\$p" "$out/mkosi.log" | grep -a '‣' | sed 's/^/image-build:   /' || true
-if ((rc != 0)) || [[ ! -s $out/image.raw ]]; then
-	echo "image-build: mkosi failed (rc=$rc); last 40 lines of $out/mkosi.log:" >&2
-	tail -40 "$out/mkosi.log" | sed 's/^/    /' >&2
-	exit 1
+# build_image [MKOSI OPTION...]
+build_image() {
+	local pid rc shown=0 total
+	echo "image-build: mkosi $(mkosi --version | awk '{print $2}') build (log: $out/mkosi.log)"
+	rm -f "$out/image.raw" "$out/image.manifest" "$out/image.vmlinuz"
+	(cd "$top" && mkosi \
+		--output-dir "$out" \
+		--package-cache-dir "$cache/packages" \
+		--cache-dir "$cache/incremental" \
+		--incremental=yes \
+		--extra-tree "$gen/extra" \
+		--extra-tree "$gen/stock-modules" \
+		"${mkosi_repo[@]}" \
+		"$@" build) >"$out/mkosi.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		total=$(wc -l <"$out/mkosi.log")
+		sed -n "$((shown + 1)),${total}p" "$out/mkosi.log" | grep -a '‣' | sed 's/^/image-build:   /' || true
+		shown=$total
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	sed -n "$((shown + 1)),\$p" "$out/mkosi.log" | grep -a '‣' | sed 's/^/image-build:   /' || true
+	if ((rc != 0)) || [[ ! -s $out/image.raw ]]; then
+		echo "image-build: mkosi failed (rc=$rc); last 40 lines of $out/mkosi.log:" >&2
+		tail -40 "$out/mkosi.log" | sed 's/^/    /' >&2
+		exit 1
+	fi
+}
+
+# The packages whose installed files in the image differ from their .deb's
+# (dpkg's md5sums), one a line. Our packages keep their version across
+# rebuilds (+burst1): when mkosi's cached base already has one of that version,
+# apt may call the new .deb "already the newest version" and keep the old files.
+stale_packages() {
+	local off deb name
+	off=$(sfdisk -J "$out/image.raw" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["partitiontable"]
+print(next(p["start"] for p in t["partitions"] if p.get("name") == "root-x86-64") * t.get("sectorsize", 512))')
+	for deb in "${debs[@]}"; do
+		name=$(dpkg-deb -f "$deb" Package)
+		cmp -s <(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./md5sums | sort) \
+			<(debugfs -R "cat /var/lib/dpkg/info/$name.md5sums" "$out/image.raw?offset=$off" 2>/dev/null | sort) ||
+			echo "$name"
+	done
+}
+
+build_image --force
+mapfile -t stale < <(stale_packages)
+if ((${#stale[@]})); then
+	echo "image-build: ${stale[*]}: the cached base had another build of the same version; rebuilding the base"
+	build_image --force --force
+	mapfile -t stale < <(stale_packages)
+	((${#stale[@]} == 0)) || { echo "image-build: the image's ${stale[*]} files differ from the .deb's" >&2; exit 1; }
 fi
 
-# 4. The image carries the packages we asked for.
+# 4. The image carries the packages we asked for, with their files (above),
+# and the kernel, when one was asked for, is what mkosi copied out for
+# `mkosi qemu` to boot.
 have() {
 	python3 -c '
 import json, sys
@@ -101,4 +154,13 @@ for w in "${want[@]}"; do
 		exit 1
 	fi
 done
-echo "image-build: $out/image.raw: $(du -h --apparent-size "$out/image.raw" | cut -f1) ($(du -h "$out/image.raw" | cut -f1) allocated), crun $(have crun), podman $(have podman), $(( $(date +%s) - start ))s"
+for deb in "${debs[@]}"; do
+	[[ $(dpkg-deb -f "$deb" Package) == linux-image-* ]] || continue
+	tmp=$(mktemp -d)
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*'
+	cmp -s "$tmp"/boot/vmlinuz-* "$out/image.vmlinuz" ||
+		{ rm -rf "$tmp"; echo "image-build: $out/image.vmlinuz is not the vmlinuz of $(basename "$deb")" >&2; exit 1; }
+	kernel_line=", kernel $(basename "$tmp"/boot/vmlinuz-* | sed 's/^vmlinuz-//') (image.vmlinuz)"
+	rm -rf "$tmp"
+done
+echo "image-build: $out/image.raw: $(du -h --apparent-size "$out/image.raw" | cut -f1) ($(du -h "$out/image.raw" | cut -f1) allocated), crun $(have crun), podman $(have podman)${kernel_line:-}, $(( $(date +%s) - start ))s"

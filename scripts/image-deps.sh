@@ -5,18 +5,22 @@
 # bookworm-backports comes from an apt source file of our own whose URIs are
 # copied, at install time, from the host's existing Debian source; no existing
 # source is edited. Installing mkosi moves the host's systemd/libsystemd0 to
-# backports' 254: expected.
+# backports' 254: expected. One line per step; apt's output in
+# build/logs/deps.log.
 set -euo pipefail
+
+tag=image-deps
+. "$(dirname "$0")/lib/apt.sh"
 
 backports_list=/etc/apt/sources.list.d/burst-cfs-backports.sources
 host_sources=/etc/apt/sources.list.d/debian.sources
-# mkosi from backports; the rest from bookworm.
+# mkosi from backports; the rest from bookworm. gnupg signs our repository
+# (make repo), tmux drives `make vm` in `make test-vm`.
 want=(mkosi mtools reprepro qemu-system-x86 busybox-static gcc libc6-dev
 	systemd-container bubblewrap e2fsprogs kmod zstd cpio
-	debian-archive-keyring apt dpkg-dev file
+	debian-archive-keyring apt dpkg-dev file gnupg tmux
 	python3-grpc-tools)
 
-installed() { [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]; }
 mkosi_ok() {
 	installed mkosi || return 1
 	local v
@@ -24,19 +28,12 @@ mkosi_ok() {
 	dpkg --compare-versions "$v" ge 20
 }
 
-missing=()
-for pkg in "${want[@]}"; do
-	installed "$pkg" || missing+=("$pkg")
-done
+mapfile -t missing < <(missing_packages "${want[@]}")
 if ((${#missing[@]} == 0)) && mkosi_ok; then
-	echo "image-deps: all ${#want[@]} packages present (mkosi $(dpkg-query -W -f='${Version}' mkosi))"
+	echo "image-deps: all ${#want[@]} packages for the e2e image present (mkosi $(dpkg-query -W -f='${Version}' mkosi))"
 	exit 0
 fi
-
-if [[ $(id -u) -ne 0 ]]; then
-	echo "image-deps: missing packages (${missing[*]}); run as root" >&2
-	exit 1
-fi
+need_root "missing packages for the e2e image: ${missing[*]}"
 
 # bookworm-backports: reuse the URIs of the host's bookworm source.
 has_backports() {
@@ -52,7 +49,6 @@ if ! has_backports; then
 		END { if (bookworm && uris != "") print uris }' "$host_sources" | head -1)
 	keyring=$(awk '/^Signed-By:/ { print $2; exit }' "$host_sources")
 	[[ -n $uris ]] || { echo "image-deps: no bookworm entry in $host_sources" >&2; exit 1; }
-	echo "image-deps: adding bookworm-backports ($backports_list)"
 	{
 		echo "# Added by burst-cfs scripts/image-deps.sh: mkosi 24 for the e2e image."
 		echo "Types: deb"
@@ -61,21 +57,13 @@ if ! has_backports; then
 		echo "Components: main"
 		echo "Signed-By: ${keyring:-/usr/share/keyrings/debian-archive-keyring.gpg}"
 	} >"$backports_list"
+	echo "image-deps: added bookworm-backports ($backports_list)"
 fi
 
-export DEBIAN_FRONTEND=noninteractive
-echo "image-deps: apt-get update"
-apt-get update -q >/dev/null
 if ! mkosi_ok; then
-	echo "image-deps: installing mkosi from bookworm-backports"
-	apt-get install -y -q -t bookworm-backports --no-install-recommends mkosi
+	apt_update "for mkosi from bookworm-backports"
+	step "installing mkosi from bookworm-backports (bookworm's mkosi 14 cannot build the image)" \
+		apt-get "${apt_opts[@]}" install -y -t bookworm-backports --no-install-recommends mkosi
 fi
-missing=()
-for pkg in "${want[@]}"; do
-	installed "$pkg" || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-	echo "image-deps: installing ${missing[*]}"
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+apt_install "the e2e image (mkosi's tools, QEMU, the workload container)" -- "${want[@]}"
 echo "image-deps: mkosi $(dpkg-query -W -f='${Version}' mkosi) ready"

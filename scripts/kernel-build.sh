@@ -15,38 +15,23 @@ shift 3
 fragments=()
 for fragment; do fragments+=("$(realpath "$fragment")"); done
 
-cache=${BURST_CACHE:-/var/cache/burst-cfs}
-export CCACHE_DIR=$cache/ccache
-export CCACHE_BASEDIR=$(realpath -m "$src/..")
-export CCACHE_NOHASHDIR=1
-export CCACHE_COMPRESS=1
-export PATH=/usr/lib/ccache:$PATH
-mkdir -p "$obj" "$CCACHE_DIR"
-ccache --max-size=8G >/dev/null
+# ccache, the source tree lock, kmake, the cache key: shared with
+# scripts/kernel-deb.sh.
+. "$(dirname "$0")/lib/kbuild.sh"
+kbuild_lock
 
-# Two makes in one object tree corrupt it, and so does re-applying the series
-# under a build: hold the source tree's lock (scripts/kernel-tree.sh) too.
-exec 9>"$src.lock"
-flock 9
-
-# A bzImage built before from the same tree (the git tree of the patched
-# source, with nothing uncommitted), the same config inputs, this script
-# and the same compiler is reused: a fresh clone then skips kbuild's
-# minutes of linking and objtool that ccache cannot save.
+# A bzImage built before with the same key (scripts/lib/kbuild.sh) is
+# reused: a fresh clone then skips kbuild's minutes of linking and objtool
+# that ccache cannot save. KERNEL_BUILD_REUSE=0 builds in OBJ_DIR anyway
+# (scripts/kernel-deb.sh packages from the object tree).
 kernels=$cache/kernels
-key=
-if tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) &&
-   [[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]]; then
-	key=$( { echo "$tree"; gcc --version | head -1; cat "${fragments[@]}" "$0"; } | sha256sum | cut -c1-16)
-	if [[ -f $kernels/bzImage-$key ]]; then
-		mkdir -p "$(dirname "$out")"
-		cp "$kernels/bzImage-$key" "$out"
-		echo "kernel-build: $out from $kernels/bzImage-$key (built before from tree $tree, same config and compiler)"
-		exit 0
-	fi
+key=$(kbuild_key "${fragments[@]}")
+if [[ -n $key && -f $kernels/bzImage-$key && ${KERNEL_BUILD_REUSE:-1} != 0 ]]; then
+	mkdir -p "$(dirname "$out")"
+	cp "$kernels/bzImage-$key" "$out"
+	echo "kernel-build: $out from $kernels/bzImage-$key (built before from the same tree, config and compiler)"
+	exit 0
 fi
-
-kmake=(make -C "$src" O="$obj" -j"$(nproc)")
 
 cat "$src/arch/x86/configs/x86_64_defconfig" \
     "$src/kernel/configs/kvm_guest.config" "${fragments[@]}" >"$obj/.config.wanted"
@@ -82,20 +67,8 @@ fi
 
 echo "kernel-build: building bzImage in $obj (ccache: $CCACHE_DIR)"
 start=$(date +%s)
-# A heartbeat instead of kbuild's thousands of lines: a cold build takes
-# a quarter of an hour on two cores.
-(while sleep 30; do
-	echo "kernel-build: $(( $(date +%s) - start )) s, $(grep -c '^  CC ' "$obj/build.log" 2>/dev/null) files compiled"
-done) &
-heartbeat=$!
-trap 'kill $heartbeat 2>/dev/null || true' EXIT
-set +e
-"${kmake[@]}" bzImage >"$obj/build.log" 2>&1
-rc=$?
-set -e
-kill $heartbeat 2>/dev/null || true
-grep -E 'warning:|error:' "$obj/build.log" | head -20 || true
-((rc == 0)) || { echo "kernel-build: make failed, tail of $obj/build.log:" >&2; tail -30 "$obj/build.log" >&2; exit 1; }
+tag=kernel-build
+kbuild_run "$obj/build.log" "${kmake[@]}" bzImage
 mkdir -p "$(dirname "$out")"
 cp "$obj/arch/x86/boot/bzImage" "$out"
 if [[ -n $key ]]; then
@@ -103,4 +76,4 @@ if [[ -n $key ]]; then
 	cp "$out" "$kernels/bzImage-$key.tmp.$$"
 	mv "$kernels/bzImage-$key.tmp.$$" "$kernels/bzImage-$key"
 fi
-echo "kernel-build: $out ($(make -s -C "$src" O="$obj" kernelrelease)) in $(( $(date +%s) - start )) s"
+echo "kernel-build: $out ($("${kmake[@]}" -s kernelrelease)) in $(( $(date +%s) - start )) s"

@@ -1,9 +1,8 @@
 #!/bin/bash
 # Boot the e2e image once with `mkosi qemu` (TCG, direct kernel boot, the
 # settings of mkosi.conf's [Host] section), non-interactively, with a timeout.
-# Usage: tests/e2e/boot-image.sh LABEL KERNEL INITRD|none IMAGE CONSOLE_LOG OUT_LOG TIMEOUT_S APPEND...
-#   IMAGE must be the image.raw that `make image` wrote: mkosi finds it by
-#   its output directory and mkosi.conf's Output=.
+# Usage: tests/e2e/boot-image.sh LABEL KERNEL|installed INITRD|none IMAGE CONSOLE_LOG OUT_LOG TIMEOUT_S APPEND...
+#   KERNEL, IMAGE: see tests/e2e/mkosi-qemu.sh (`installed`: the image's own kernel).
 # Serial port 1 (ttyS0: kernel, systemd) goes to CONSOLE_LOG, serial port 2
 # (ttyS1: what the image's burst-e2e/burst-demo/burst-bench unit prints) to
 # OUT_LOG; mkosi's own output and the virtio console (a login prompt) go to
@@ -11,19 +10,14 @@
 # private copy of the image, so boots may run side by side. A progress line
 # every 15 s.
 # Exit status: mkosi's (124/137 when the timeout hit).
-# Environment: E2E_MEM (MiB, default 2048), E2E_SMP (default 2), E2E_TCG
-# (single, the default: one host thread runs every vCPU, see
-# tcg-single/qemu-system-x86_64; multi: a thread per vCPU, QEMU's default).
+# Environment: E2E_MEM, E2E_SMP, E2E_TCG (tests/e2e/mkosi-qemu.sh).
 set -euo pipefail
 
 label=$1 kernel=$2 initrd=$3 image=$4 console=$5 out=$6 timeout_s=$7
 shift 7
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for f in "$kernel" "$image"; do
-	[[ -r $f ]] || { echo "boot-image: $f not found" >&2; exit 1; }
-done
-[[ $(basename "$image") == image.raw ]] ||
-	{ echo "boot-image: $image: mkosi boots its own output, image.raw (Output=image in mkosi.conf)" >&2; exit 1; }
+. "$top/tests/e2e/mkosi-qemu.sh"
+mkosi_qemu_cmd "$kernel" "$image"
 qemu_args=(-no-reboot -serial "file:$console" -serial "file:$out")
 if [[ $initrd != none ]]; then
 	[[ -r $initrd ]] || { echo "boot-image: $initrd not found" >&2; exit 1; }
@@ -44,19 +38,10 @@ outdir=$(cd "$(dirname "$image")" && pwd)
 # normal exit); no boot lives longer than half an hour.
 find "$outdir" -maxdepth 1 -name 'image.raw-????????????????' -mmin +30 -delete
 
-case ${E2E_TCG:-single} in
-single) tcg_args=(--extra-search-path "$top/tests/e2e/tcg-single") ;;
-multi) tcg_args=() ;;
-*) echo "boot-image: E2E_TCG=$E2E_TCG: expected single or multi" >&2; exit 2 ;;
-esac
-
 start=$(date +%s)
 set +e
 (cd "$top" && exec timeout --foreground -k 10 "$timeout_s" \
-	mkosi --output-dir "$outdir" "${tcg_args[@]}" \
-	--machine "burst-$$" \
-	--qemu-kernel "$(realpath "$kernel")" \
-	--qemu-smp "${E2E_SMP:-2}" --qemu-mem "${E2E_MEM:-2048}M" \
+	"${mkosi_qemu[@]}" --machine "burst-$$" \
 	--kernel-command-line-extra "$append" \
 	qemu "${qemu_args[@]}") </dev/null >"$mkosi_log" 2>&1 &
 boot=$!

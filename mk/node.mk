@@ -1,0 +1,40 @@
+# A node, and the image for a person. Included by the top Makefile after
+# mk/repo.mk and mk/image.mk. Targets:
+#   node-image   build/node/image.raw: the e2e image with our kernel installed
+#                from our repository too; mkosi copies the installed vmlinuz
+#                out as build/node/image.vmlinuz and boots that
+#   test-node    one boot of the node image on its installed kernel, the e2e
+#                suite's smoke subset (NODE_SMOKE); checks the guest runs the
+#                repository's kernel, crun and podman
+#   vm           the e2e image on our kernel, interactive: root shell on the
+#                console, commands to try (scripts/vm.sh)
+#   vm-node      the same with the node image on its installed kernel
+#   test-vm      drives `make vm` in tmux: logs in, runs what docs/install.md
+#                verifies (uname -r, crun --version, a container with
+#                --cpu-burst), powers off; fails on any wrong answer
+# Variables:
+#   NODE_SMOKE   e2e cases the node boot runs (tests/e2e/suite.sh's names)
+
+NODE_DIR := $(B)/node
+NODE_IMAGE := $(NODE_DIR)/image.raw
+NODE_SMOKE ?= t_quota_only,t_ann_above_quota,t_spin_burst_above,t_pm_burst,t_pm_burst_above,t_pm_run_d_inspect,t_pm_update_above,t_bridge_network,t_rootless_cpu_burst,t_cri_setup,t_cri_pod_list
+
+.PHONY: node-image test-node vm vm-node test-vm
+
+$(NODE_IMAGE): $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(REPO_STAMP) | image-deps
+	@scripts/image-build.sh $(NODE_DIR) $(BASELINE) $(REPO) $(IMAGE_DEBS) \
+		$(KERNEL_DEB_DIR)/$$(grep '^linux-image-' $(KERNEL_DEB_LIST))
+
+node-image: $(NODE_IMAGE)
+
+test-node: $(NODE_IMAGE)
+	@tests/e2e/run-node.sh $(NODE_IMAGE) $(REPO) '$(NODE_SMOKE)' $(E2E_TIMEOUT)
+
+vm: $(KERNEL) $(IMAGE)
+	@scripts/vm.sh $(KERNEL) $(IMAGE)
+
+vm-node: $(NODE_IMAGE)
+	@scripts/vm.sh installed $(NODE_IMAGE)
+
+test-vm: $(KERNEL) $(IMAGE) | image-deps
+	@tests/e2e/drive-vm.sh $(B)/results/vm vm

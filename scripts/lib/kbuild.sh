@@ -1,0 +1,75 @@
+# The kernel build environment shared by scripts/kernel-build.sh (bzImage)
+# and scripts/kernel-deb.sh (Debian packages): the same ccache, the same
+# lock, the same cache key, and the same release and build version on every
+# make, so the packaged kernel is built like the bzImage the guests boot and
+# packaging in the guests' object tree recompiles and relinks nothing.
+# Sourced after setting src (source tree) and obj (object tree). Sets:
+#   kmake              make -C src O=obj -jN LOCALVERSION=... KBUILD_BUILD_VERSION=...
+#   kernel_pkgversion  the Debian version of our kernel packages
+# shellcheck shell=bash
+
+cache=${BURST_CACHE:-/var/cache/burst-cfs}
+export CCACHE_DIR=$cache/ccache
+CCACHE_BASEDIR=$(realpath -m "$src/..")
+export CCACHE_BASEDIR
+export CCACHE_NOHASHDIR=1
+export CCACHE_COMPRESS=1
+export PATH=/usr/lib/ccache:$PATH
+mkdir -p "$obj" "$CCACHE_DIR"
+ccache --max-size=8G >/dev/null
+
+# kbuild_lock: two makes in one object tree corrupt it, and so does
+# re-applying the series under a build: hold the source tree's lock
+# (scripts/kernel-tree.sh takes it too) until the script ends.
+kbuild_lock() {
+	exec 9>"$src.lock"
+	flock 9
+}
+
+# kbuild_key FRAGMENT...: what a kernel built here depends on, as 16 hex
+# digits: the git tree of the patched source (empty output when it has
+# uncommitted changes: nothing is reused then), the compiler, the config
+# fragments, and the scripts that build and package it. The bzImage cache
+# (scripts/kernel-build.sh) and the package cache (scripts/kernel-deb.sh)
+# are keyed by it.
+kbuild_key() {
+	local tree lib
+	lib=$(dirname "${BASH_SOURCE[0]}")
+	tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) || return 0
+	[[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] || return 0
+	{ echo "$tree"; gcc --version | head -1; cat "$@" "$lib/kbuild.sh" "$lib/../kernel-build.sh"; } |
+		sha256sum | cut -c1-16
+}
+
+# What the kernel says it is: `uname -r` is 6.1.N-burst-cfs-g<commit of the
+# series' last patch> (CONFIG_LOCALVERSION_AUTO adds the commit). The package
+# version is Debian's linux-source version plus our suffix, like crun's and
+# podman's; bindeb-pkg takes its revision (after the last '-') as the build
+# number in `uname -v`, so every build here uses that number too.
+kernel_localversion=-burst-cfs
+# Reproducible: no build date, user or host of this machine in `uname -v`,
+# so every clone builds the same tree into the same bzImage (the packaged
+# kernel is then the tested one even when the test's came from the cache).
+KBUILD_BUILD_TIMESTAMP=$(git -C "$src" log -1 --format=%cD 2>/dev/null || echo 'Thu, 1 Jan 1970 00:00:00 +0000')
+export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER=burst-cfs KBUILD_BUILD_HOST=burst-cfs
+kernel_pkgversion=$(dpkg-query -W -f='${Version}' linux-source-6.1)+burst1
+kmake=(make -C "$src" O="$obj" -j"$(nproc)" LOCALVERSION="$kernel_localversion"
+	KBUILD_BUILD_VERSION="${kernel_pkgversion##*-}")
+
+# kbuild_run LOG CMD...: run a kernel make with its output in LOG and, instead
+# of kbuild's thousands of lines, a line every 30 s (a cold build takes a
+# quarter of an hour on two cores); kbuild's warnings after it; on failure
+# the tail of LOG and exit 1. Lines start with $tag.
+kbuild_run() {
+	local log=$1 start=$SECONDS rc=0
+	shift
+	(while sleep 30; do
+		echo "$tag: $((SECONDS - start)) s, $(grep -c '^  CC ' "$log" 2>/dev/null) files compiled"
+	done) &
+	kbuild_heartbeat=$!
+	trap 'kill $kbuild_heartbeat 2>/dev/null || true' EXIT
+	"$@" >"$log" 2>&1 || rc=$?
+	kill "$kbuild_heartbeat" 2>/dev/null || true
+	grep -E 'warning:|error:' "$log" | head -20 || true
+	((rc == 0)) || { echo "$tag: make failed, tail of $log:" >&2; tail -30 "$log" >&2; exit 1; }
+}
