@@ -74,7 +74,8 @@ for deb in "${debs[@]}"; do
 done | sort >"$tmp/PACKAGES"
 
 # Read it back as a node would: apt, with only this source and the pin,
-# must verify the signature and pick our packages as candidates.
+# must verify the signature, pick our packages as candidates and hold
+# crun and podman at the pin's priority.
 apt_root=$(mktemp -d)
 trap 'rm -rf "$apt_root"' EXIT
 mkdir -p "$apt_root"/{lists/partial,cache/archives/partial,etc/preferences.d,etc/sources.list.d}
@@ -88,9 +89,16 @@ if ! apt-get "${apt_iso[@]}" -q update >"$apt_root/update.log" 2>&1 || grep -qE 
 	sed 's/^/    /' "$apt_root/update.log" >&2
 	exit 1
 fi
+# The packages the pin names must be held at its priority: a candidate alone
+# proves nothing while ours sort above Debian's anyway.
+pinned=" $(sed -n 's/^Package: *//p' "$tmp/burst-packages.pref") "
 while read -r name version _; do
-	cand=$(apt-cache "${apt_iso[@]}" policy "$name" | sed -n 's/^ *Candidate: //p')
+	policy=$(apt-cache "${apt_iso[@]}" policy "$name")
+	cand=$(sed -n 's/^ *Candidate: //p' <<<"$policy")
 	[[ $cand == "$version" ]] || { echo "repo: apt's candidate for $name is '$cand', not $version" >&2; exit 1; }
+	[[ $pinned == *" $name "* ]] || continue
+	grep -qE "^ *(\*\*\* )?$(sed 's/[.+]/\\&/g' <<<"$version") 1001$" <<<"$policy" ||
+		{ echo "repo: $name $version is not pinned at 1001 by burst-packages.pref:" >&2; sed 's/^/    /' <<<"$policy" >&2; exit 1; }
 done <"$tmp/PACKAGES"
 
 rm -rf "$out"
