@@ -41,4 +41,6 @@ test-crun-patched: $(KERNEL) $(CRUN_INITRAMFS)
 test-crun-stock: $(BASELINE) $(CRUN_INITRAMFS)
 	@tests/qemu/run-guest.sh crun-stock $(BASELINE) $(CRUN_INITRAMFS) crun-suite stock 600
 
-test-crun: test-crun-patched test-crun-stock
+# Side by side, as test-kernel's pair (PAIR_JOBS).
+test-crun: $(KERNEL) $(BASELINE) $(CRUN_INITRAMFS)
+	@$(MAKE) --no-print-directory -j$(PAIR_JOBS) test-crun-patched test-crun-stock

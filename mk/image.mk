@@ -7,6 +7,8 @@
 #                boots at once when there are two cores (E2E_PARALLEL=0: in turn)
 #   e2e-patched  the suite on our kernel only
 #   e2e-stock    the suite on Debian's stock kernel only
+#   test-harness-image  the image runner's self-test: it must fail every
+#                way a boot can go wrong (tests/e2e/selftest.sh)
 #   image-demo   boots the image on both kernels: a bursty container without
 #                and with burst, as a table
 # Variables:
@@ -25,14 +27,14 @@ IMAGE_DEBS ?=
 E2E_TIMEOUT ?= 1500
 IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
 	tests/e2e/suite.sh tests/e2e/demo.sh tests/e2e/burst-spin.c tests/e2e/stock-initrd-init \
-	tests/e2e/cri-cases.sh tools/cri/cri.proto tools/cri/cri-client tools/cri/oci-image tools/cri/stage.sh \
+	tests/e2e/cri-cases.sh tests/e2e/load-cases.sh tools/cri/cri.proto tools/cri/cri-client tools/cri/oci-image tools/cri/stage.sh \
 	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh \
 	bench/suite.sh bench/image-bench.sh bench/burstbench.c bench/args.c bench/stats.c \
 	bench/cgroup.c bench/bb.h lib/cgfile.c lib/cgfile.h
 # Rebuild when the choice of packages changes, not only when their files do.
 IMAGE_DEBS_CHOICE := $(IMAGE_DIR)/debs-choice
 
-.PHONY: image-deps image e2e e2e-patched e2e-stock image-demo FORCE
+.PHONY: image-deps image e2e e2e-patched e2e-stock test-harness-image image-demo FORCE
 
 image-deps:
 	@scripts/image-deps.sh
@@ -56,6 +58,9 @@ e2e-stock: $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 
 # Both boots run, side by side on two cores (tests/e2e/run-both.sh); the
 # target fails if either did.
+test-harness-image: $(KERNEL) $(IMAGE) tests/lib/verdict.sh
+	@tests/e2e/selftest.sh $(KERNEL) $(IMAGE)
+
 e2e: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 	@tests/e2e/run-both.sh $(KERNEL) $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) $(E2E_TIMEOUT)
 

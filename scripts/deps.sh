@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install, idempotently, every Debian package the kernel build and the QEMU
 # guests need. One line per step; apt's output in build/logs/deps.log.
-# Usage: scripts/deps.sh [GROUP...]   GROUP: kernel (default)
+# Usage: scripts/deps.sh [GROUP...]   GROUP: kernel (default), fuzz
 set -euo pipefail
 
 tag=deps
@@ -13,8 +13,12 @@ declare -A groups=(
 		libssl-dev cpio zstd xz-utils kmod rsync git ccache quilt
 		devscripts dpkg-dev fakeroot qemu-system-x86 busybox-static perl
 		python3 libc6-dev"
+	# The libFuzzer harnesses (mk/fuzz.mk); crun's build-dependencies come
+	# from scripts/build-deps.sh crun.
+	[fuzz]="clang libclang-rt-14-dev"
 )
-declare -A why=([kernel]="the kernel build and the QEMU guests")
+declare -A why=([kernel]="the kernel build and the QEMU guests"
+	[fuzz]="the fuzz harnesses of crun's burst parsers")
 
 for group in "${@:-kernel}"; do
 	[[ -n ${groups[$group]+x} ]] || { echo "deps: unknown group '$group' (known: ${!groups[*]})" >&2; exit 2; }

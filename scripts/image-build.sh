@@ -46,6 +46,7 @@ install -m 755 "$top/bench/suite.sh" "$gen/extra/usr/lib/burst-e2e/bench-suite"
 install -m 755 "$top/bench/image-bench.sh" "$gen/extra/usr/lib/burst-e2e/bench"
 # The CRI cases, their client (stubs generated here) and their OCI images.
 install -m 644 "$top/tests/e2e/cri-cases.sh" "$gen/extra/usr/lib/burst-e2e/cri-cases"
+install -m 644 "$top/tests/e2e/load-cases.sh" "$gen/extra/usr/lib/burst-e2e/load-cases"
 "$top/tools/cri/stage.sh" "$gen/extra" "$gen/extra/usr/share/burst-e2e/rootfs"
 "$top/scripts/image-stock.sh" "$stock" "$gen/stock-modules" "$out/initrd-stock.cpio.gz"
 

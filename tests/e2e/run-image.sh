@@ -12,14 +12,16 @@
 # tests/e2e/boot-image.sh boots it with `mkosi qemu` (Ephemeral=yes: a pristine first boot each
 # time). The suite writes TAP to the second serial port (ttyS1 -> NAME.tap);
 # kernel and systemd use the first (ttyS0 -> NAME.console.log).
-# Fails when the guest times out or never prints "E2E-RESULT", when any test
-# is "not ok", when the plan and the results disagree, or when the kernel
-# printed a warning, BUG or panic.
+# The verdict (tests/lib/verdict.sh): fails when the guest times out or never
+# prints "E2E-RESULT", when any test is "not ok", when the plan and the
+# results disagree, or when the kernel complained, on the console or in the
+# kernel log the suite dumps before its end marker.
 set -euo pipefail
 
 name=$1 kernel=$2 initrd=$3 image=$4 expect=$5
 timeout_s=${6:-900}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/verdict.sh"
 results=${RESULTS_DIR:-$top/build/results}
 console=$results/$name.console.log
 tap=$results/$name.tap
@@ -37,27 +39,15 @@ elapsed=$(( $(date +%s) - start ))
 tr -d '\r' <"$tap" >"$tap.txt" 2>/dev/null || : >"$tap.txt"
 tr -d '\r' <"$console" >"$console.txt" 2>/dev/null || : >"$console.txt"
 
-# The transcript.
-sed "s/^/$name: /" "$tap.txt"
+# The transcript (the kernel log the suite dumps at the end is for the
+# verdict only).
+grep -av "^$KLOG_PREFIX" "$tap.txt" | sed "s/^/$name: /" || true
 
-passed=$(grep -caE '^ok ' "$tap.txt" || true)
-failed=$(grep -caE '^not ok ' "$tap.txt" || true)
-planned=$(sed -n 's/^1\.\.\([0-9]\+\).*/\1/p' "$tap.txt" | tail -1)
-problems=()
-((qemu_rc == 124 || qemu_rc == 137)) && problems+=("guest timed out after ${timeout_s}s")
-grep -qa '^E2E-RESULT ' "$tap.txt" || problems+=("guest never reported (no E2E-RESULT marker)")
-guest_rc=$(sed -n 's/^E2E-RESULT rc=\([0-9]*\).*/\1/p' "$tap.txt" | tail -1)
-[[ -z $guest_rc || $guest_rc == 0 ]] || problems+=("suite reported status $guest_rc")
-[[ -n $planned ]] || problems+=("no TAP plan line")
-[[ -z $planned || $planned == $((passed + failed)) ]] || problems+=("plan says $planned tests, $((passed + failed)) reported")
-((failed == 0)) || problems+=("$failed tests failed")
-if grep -qaE 'Kernel panic|WARNING:|BUG:|rcu: INFO' "$console.txt"; then
-	problems+=("kernel reported a warning, BUG, stall or panic")
-fi
+verdict "$tap.txt" "$qemu_rc" "$timeout_s" E2E-RESULT "$console.txt"
 
 echo "$passed $failed" >"$results/$name.result"
 if ((${#problems[@]})); then
-	echo "run-image: $name: FAILED after ${elapsed}s: ${problems[*]/%/;}" >&2
+	verdict_report "run-image: $name" "$elapsed"
 	grep -aE '^not ok' "$tap.txt" | sed "s/^/run-image: $name: /" >&2 || true
 	echo "run-image: $name: last 40 lines of $console:" >&2
 	tail -40 "$console.txt" | sed 's/^/    /' >&2

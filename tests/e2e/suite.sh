@@ -13,10 +13,12 @@ export LC_ALL=C.UTF-8
 
 expect=patched
 only= # burstcfs.e2e.only=t_a,t_b: run just these (development); the plan shrinks accordingly
+selftest= # burstcfs.e2e.selftest=MODE: misbehave for the runner's self-test (tests/e2e/selftest.sh)
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	burstcfs.expect=*) expect=${arg#*=} ;;
 	burstcfs.e2e.only=*) only=${arg#*=} ;;
+	burstcfs.e2e.selftest=*) selftest=${arg#*=} ;;
 	esac
 done
 ROOTFS=/usr/share/burst-e2e/rootfs
@@ -30,6 +32,49 @@ work=$(mktemp -d)
 # it: nothing else writes there), else to stdout (the console).
 if stty -F /dev/ttyS1 >/dev/null 2>&1; then
 	exec >/dev/ttyS1
+fi
+
+# The whole kernel log, before the end marker, for the runner's verdict
+# (tests/lib/verdict.sh): at loglevel=4 a warning-level report (WARN,
+# lockdep) never reaches the console.
+dump_kernel_log() { dmesg | sed 's/^/KLOG /'; }
+
+# The runner's self-test: each mode is one way a boot can go wrong.
+#   mixed     plans 3, reports 2, one "not ok"; the kernel logs a warning
+#             at KERN_WARNING (off the console at loglevel=4)
+#   nomarker  one passing test, then the suite ends without its marker
+#   hang      one passing test, then nothing: the runner's timeout must end it
+#   pass      one passing test: the runner must pass it
+if [[ -n $selftest ]]; then
+	case $selftest in
+	mixed)
+		echo "1..3"
+		echo "ok 1 - one"
+		echo "<4>WARNING: CPU: 0 PID: 1 at burst-e2e-selftest: injected by the runner's self-test" >/dev/kmsg
+		echo "not ok 2 - two"
+		dump_kernel_log
+		echo "E2E-RESULT rc=1"
+		;;
+	nomarker)
+		echo "1..1"
+		echo "ok 1 - one"
+		;;
+	hang)
+		echo "1..1"
+		echo "ok 1 - one"
+		sleep infinity
+		;;
+	pass)
+		echo "1..1"
+		echo "ok 1 - one"
+		dump_kernel_log
+		echo "E2E-RESULT rc=0"
+		;;
+	*)
+		echo "Bail out! unknown burstcfs.e2e.selftest mode '$selftest'"
+		;;
+	esac
+	exit 0
 fi
 
 # --- helpers -----------------------------------------------------------------
@@ -557,6 +602,11 @@ CRI_CASES=${0%/*}/cri-cases
 # shellcheck source=tests/e2e/cri-cases.sh
 . "$CRI_CASES"
 
+# Many containers at once, and crun killed half-way (tests/e2e/load-cases.sh).
+LOAD_CASES=${0%/*}/load-cases
+# shellcheck source=tests/e2e/load-cases.sh
+. "$LOAD_CASES"
+
 # The cases that expect nothing left behind run before any container is
 # left running.
 tests=(
@@ -575,14 +625,14 @@ tests=(
 	t_bridge_network t_rootless t_rootless_cpu_burst
 	"${burstctl_tests[@]}"
 )
-tests+=("${cri_tests[@]}")
+tests+=("${cri_tests[@]}" "${load_tests[@]}")
 
 # --- run ------------------------------------------------------------------------
 
 if [[ -n $only ]]; then
 	IFS=, read -r -a tests <<<"$only"
 fi
-describe() { sed -n "s/^$1() { # //p" "$0" "$BC_CASES" "$CRI_CASES"; }
+describe() { sed -n "s/^$1() { # //p" "$0" "$BC_CASES" "$CRI_CASES" "$LOAD_CASES"; }
 echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite starts at uptime $(cut -d' ' -f1 /proc/uptime)s"
 echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), podman package $(dpkg-query -W -f='${Version}' podman), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
 # The kernel's package when it was installed from one (make test-node), else none.
@@ -638,5 +688,6 @@ pm rm -f -t 0 "$UPD" "$PMB" "$NM" e2e-scope e2e-clone e2e-remote e2e-rest >/dev/
 echo "# $((n - failed)) passed, $failed failed"
 rc=0
 ((failed == 0)) || rc=1
+dump_kernel_log
 echo "E2E-RESULT rc=$rc"
 exit 0

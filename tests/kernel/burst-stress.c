@@ -8,7 +8,10 @@
  * (model/bw-model.c), which must agree on whether the kernel took it; at
  * the end each group's settings must be the model's. It then checks that
  * nothing failed with an errno other than EINVAL, ENOENT or EBUSY, and
- * that every group still runs within its limit. It checks our kernel
+ * that every group still runs within its limit. Then it removes groups
+ * while they are throttled or hold a full pool, and ends with the write
+ * fuzz (write-fuzz.c): thousands of single writes, each checked against
+ * the model. It checks our kernel
  * (BURSTCFS_EXPECT=patched: the three-field cpu.max and the sysctls must be
  * there) on a lockdep build: lockdep must be on at the start and still on
  * at the end, since it turns itself off after its first report.
@@ -30,13 +33,16 @@
 
 #include "../../model/bw-model.h"
 #include "cg.h"
+#include "stress.h"
 #include "tap.h"
 
 #define MAX_RT_US	17592186044415LL
 #define PARENT		CG2_ROOT "/stress"
 #define NGROUPS		5	/* the parent, three leaves under it, one top-level leaf */
 #define NLEAVES		4
-#define CHECKS		12
+#define REMOVE_ROUNDS	10
+#define WRITE_FUZZ_WRITES	40000
+#define CHECKS		(14 + WRITE_FUZZ_CHECKS)
 
 static const char *const groups[NGROUPS] = {
 	PARENT, PARENT "/a", PARENT "/b", PARENT "/c", CG2_ROOT "/stress-d",
@@ -338,6 +344,74 @@ static pid_t spawn(bool blink)
 }
 
 /*
+ * Remove a group in the states where its bandwidth timers and lists are
+ * busiest: throttled (its task moved out a moment before, the period timer
+ * armed to unthrottle it), and with a full pool right after it ran. The
+ * harness fails on any report the teardown provokes. Returns how many
+ * rounds of @rounds did not end in a removed group (with a diagnostic).
+ */
+#define BUSY_CG		CG2_ROOT "/stress-remove"
+static pid_t spawn(bool blink);
+
+static int remove_busy(int rounds, bool throttled)
+{
+	long long cap_us = 10000 + 30000;
+	int round, bad = 0;
+
+	for (round = 0; round < rounds; round++) {
+		long long t0, throttled_at = -1, bw = -1;
+		pid_t pid = -1;
+		int ret;
+
+		ret = cg_create(BUSY_CG);
+		/* 10 ms every 20 ms, 30 ms of burst: the pool fills in 3 periods. */
+		ret = ret ?: cg_write(BUSY_CG, "cpu.max", "10000 20000 30000");
+		sleep_usec(100000);
+		if (!ret) {
+			pid = spawn(false);
+			ret = pid < 0 ? -errno : cg_write(BUSY_CG, "cgroup.procs", "%d", pid);
+		}
+		t0 = now_usec();
+		if (throttled) {
+			/* The task spends the full pool, then throttles. */
+			while (!ret && now_usec() - t0 < 2000000) {
+				if (cg_key(BUSY_CG, "cpu.stat", "nr_throttled") > 0) {
+					throttled_at = now_usec() - t0;
+					break;
+				}
+				sleep_usec(2000);
+			}
+		} else {
+			sleep_usec(5000);
+		}
+		/* A throttled task may move: out of the group, which stays throttled. */
+		if (pid > 0)
+			ret = ret ?: cg_write(CG2_ROOT, "cgroup.procs", "%d", pid);
+		if (!throttled && !ret) {
+			/* Idle: the pool refills to the cap within a period or two. */
+			struct bw_sample st;
+
+			sleep_usec(70000);
+			ret = bw_sample(BUSY_CG, &st);
+			bw = st.current_bw;
+		}
+		ret = ret ?: (rmdir(BUSY_CG) ? -errno : 0);
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		if (ret || (throttled && throttled_at < 0) || (!throttled && bw != cap_us)) {
+			if (bad++ < 3)
+				tap_diag("round %d: ret %d (%s), throttled after %lld us, current_bw %lld (cap %lld)",
+					 round, ret, strerror(-ret), throttled_at, bw, cap_us);
+			if (access(BUSY_CG, F_OK) == 0)
+				cg_destroy(BUSY_CG, CG2_ROOT);
+		}
+	}
+	return bad;
+}
+
+/*
  * lockdep's own verdict: /proc/lockdep_stats says "debug_locks: 1" while
  * it checks, 0 once it has reported something (or was never on).
  */
@@ -526,6 +600,15 @@ int main(int argc, char **argv)
 		if (rmdir(groups[i]))
 			bad++;
 	tap_ok(bad == 0, "all groups removed (%d failed)", bad);
+	bad = remove_busy(REMOVE_ROUNDS, true);
+	tap_ok(bad == 0, "%d groups removed while throttled, their task just moved out (%d rounds off)",
+	       REMOVE_ROUNDS, bad);
+	bad = remove_busy(REMOVE_ROUNDS, false);
+	tap_ok(bad == 0, "%d groups removed with a full pool right after they ran (%d rounds off)",
+	       REMOVE_ROUNDS, bad);
+
+	write_fuzz(WRITE_FUZZ_WRITES);
+
 	ret = lockdep_on();
 	tap_ok(ret == 1, "lockdep is still on at the end: it reported nothing (debug_locks %d)", ret);
 	return tap_failed() ? 1 : 0;

@@ -1,0 +1,67 @@
+#!/bin/bash
+# The image runner (tests/e2e/run-image.sh) must fail a boot whose suite
+# reports fewer tests than planned, a "not ok", or a kernel warning that
+# only the kernel log shows (loglevel=4 keeps it off the console); one that
+# ends without its end marker; one that hangs; and it must pass a clean one.
+# Each case is a real boot of the e2e image on KERNEL, whose suite
+# misbehaves as burstcfs.e2e.selftest= asks (tests/e2e/suite.sh); the
+# boots run at once (they check verdicts, not timing).
+# Usage: tests/e2e/selftest.sh KERNEL IMAGE
+set -euo pipefail
+kernel=$1 image=$2
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/tests/lib/verdict.sh"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# The hang case waits out this many seconds: enough for the suite to
+# start with four boots sharing the cores.
+HANG_TIMEOUT=${E2E_SELFTEST_HANG_TIMEOUT:-120}
+
+modes=(pass mixed nomarker hang)
+declare -A desc reason
+desc[pass]="a clean suite passes"
+desc[mixed]="a boot with a short count, a 'not ok' and a kernel warning off the console fails on each"
+desc[nomarker]="a suite that ends without its end marker fails"
+desc[hang]="a suite that hangs fails on the timeout"
+reason[nomarker]="never reported"
+reason[hang]="timed out after ${HANG_TIMEOUT}s"
+
+echo "image selftest: ${#modes[@]} boots of $(basename "$image") on $(basename "$kernel") at once"
+start=$SECONDS
+for mode in "${modes[@]}"; do
+	timeout_s=300
+	[[ $mode != hang ]] || timeout_s=$HANG_TIMEOUT
+	( set +e
+	  RESULTS_DIR=$scratch EXTRA_APPEND="burstcfs.e2e.selftest=$mode" \
+		"$here/run-image.sh" "selftest-$mode" "$kernel" none "$image" patched "$timeout_s" \
+		>"$scratch/$mode.out" 2>&1
+	  echo $? >"$scratch/$mode.rc" ) &
+done
+wait
+
+passed=0 failed=0
+for mode in "${modes[@]}"; do
+	out=$(cat "$scratch/$mode.out") rc=$(cat "$scratch/$mode.rc")
+	case $mode in
+	pass)
+		((rc == 0)) && grep -q '1 passed, 0 failed' <<<"$out" ;;
+	mixed)
+		((rc != 0)) && grep -q 'plan says 3 tests, 2 reported' <<<"$out" &&
+			grep -q '1 tests failed' <<<"$out" &&
+			grep -q 'kernel: KLOG .*WARNING: CPU: 0 PID: 1 at burst-e2e-selftest' <<<"$out" &&
+			! grep -q 'at burst-e2e-selftest: injected' "$scratch/selftest-mixed.console.log.txt" ;;
+	*)
+		# The suite started (it printed its test) before it went wrong.
+		((rc != 0)) && grep -q "${reason[$mode]}" <<<"$out" &&
+			grep -q "^selftest-$mode: ok 1 - one" <<<"$out" ;;
+	esac && { echo "ok - ${desc[$mode]} ($(verdict_took "$out"))"; passed=$((passed + 1)); continue; }
+	echo "not ok - ${desc[$mode]} (exit $rc)"
+	sed 's/^/    /' <<<"$out" | tail -20
+	failed=$((failed + 1))
+done
+
+mkdir -p "$top/build/results"
+echo "$passed $failed" >"$top/build/results/image-selftest.result"
+echo "image selftest: $passed passed, $failed failed, $((SECONDS - start)) s"
+((failed == 0))
