@@ -215,7 +215,8 @@ t_bc_burst() { # the workload with the advised --cpu-burst B: 0 throttled period
 	# and without such a stall must show 0 throttled periods.
 	for try in 1 2 3; do
 		bc_run e2e-bc-b "$b" || return 1
-		bc_compare e2e-bc-b "$b" || return 1
+		# Out of tolerance is this loop's to judge: a stalled run goes again.
+		bc_compare e2e-bc-b "$b" || true
 		read -r thr model <"$work/e2e-bc-b.cmp"
 		most=$(bc_requests e2e-bc-b | sort -n | tail -1)
 		if ((most > $(cat "$work/bc-request-max"))); then
