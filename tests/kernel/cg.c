@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -438,5 +439,26 @@ int bw_group(const char *cg, long long quota, long long period, long long burst)
 		ret = cg_write(cg, "cpu.max", "%lld %lld", quota, period);
 	if (!ret)
 		ret = cg_write(cg, "cpu.max.burst", "%lld", burst);
+	return ret;
+}
+
+int cg_mount_v1_cpu(const char *dir)
+{
+	int ret, tries;
+
+	ret = cg_write(CG2_ROOT, "cgroup.subtree_control", "-cpu");
+	if (ret)
+		return ret;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	/* The v2 css of removed groups go away asynchronously: EBUSY meanwhile. */
+	for (tries = 0; tries < 50; tries++) {
+		if (!mount("none", dir, "cgroup", 0, "cpu,cpuacct"))
+			return 0;
+		ret = -errno;
+		if (ret != -EBUSY)
+			break;
+		sleep_usec(100000);
+	}
 	return ret;
 }

@@ -38,6 +38,11 @@ void sleep_usec(long long usec);
 
 /* Online CPUs: how many hogs keep every vCPU busy. */
 int cpu_count(void);
+/*
+ * Take the cpu controller off v2 and mount it, with cpuacct, as a v1
+ * hierarchy at @dir (made if missing); 0 or -errno.
+ */
+int cg_mount_v1_cpu(const char *dir);
 /* A cgroup outside the v2 mount belongs to the legacy (v1) hierarchy. */
 bool cg_is_v1(const char *cg);
 /* Like sysctl_num but 0 or -errno, so a missing sysctl shows as -ENOENT. */

@@ -90,27 +90,6 @@ static int fresh_v1(const char *cg, long long burst, struct pool_read *r)
 	return ret ?: pool_read(cg, PERIOD_US, r);
 }
 
-static int mount_v1(void)
-{
-	int ret, tries;
-
-	ret = cg_write(CG2_ROOT, "cgroup.subtree_control", "-cpu");
-	if (ret)
-		return ret;
-	if (mkdir(V1, 0755) && errno != EEXIST)
-		return -errno;
-	/* The v2 css of removed groups go away asynchronously: EBUSY meanwhile. */
-	for (tries = 0; tries < 50; tries++) {
-		if (!mount("none", V1, "cgroup", 0, "cpu,cpuacct"))
-			return 0;
-		ret = -errno;
-		if (ret != -EBUSY)
-			break;
-		sleep_usec(100000);
-	}
-	return ret;
-}
-
 static void run(void)
 {
 	bool p = expect_patched();
@@ -122,7 +101,7 @@ static void run(void)
 	bool same;
 	int ret;
 
-	ret = mount_v1();
+	ret = cg_mount_v1_cpu(V1);
 	if (!tap_ok(ret == 0, "cpu,cpuacct mounted as cgroup v1 at %s (ret %d)", V1, ret)) {
 		tap_abandon("no v1 hierarchy: %s", strerror(-ret));
 		return;

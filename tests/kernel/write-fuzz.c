@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -319,27 +318,6 @@ static unsigned long long fuzz_seed(void)
 	return (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 20);
 }
 
-/* The v1 cpu controller, once v2 has let go of it (see test-v1.c). */
-static int mount_v1(void)
-{
-	int ret, tries;
-
-	ret = cg_write(CG2_ROOT, "cgroup.subtree_control", "-cpu");
-	if (ret)
-		return ret;
-	if (mkdir(FUZZ_V1_MNT, 0755) && errno != EEXIST)
-		return -errno;
-	for (tries = 0; tries < 50; tries++) {
-		if (!mount("none", FUZZ_V1_MNT, "cgroup", 0, "cpu,cpuacct"))
-			return 0;
-		ret = -errno;
-		if (ret != -EBUSY)
-			break;
-		sleep_usec(100000);	/* removed v2 groups let go asynchronously */
-	}
-	return ret;
-}
-
 void write_fuzz(long writes)
 {
 	struct tally max = { .what = "cpu.max" }, burst = { .what = "cpu.max.burst" };
@@ -403,7 +381,7 @@ void write_fuzz(long writes)
 
 	/* v1 last: once mounted there, the cpu controller stays off v2. */
 	bwm_group_init(&g, &msys);
-	ret = ret ?: mount_v1();
+	ret = ret ?: cg_mount_v1_cpu(FUZZ_V1_MNT);
 	ret = ret ?: cg_create(FUZZ_V1);
 	ret = ret ?: target_open(&v1t);
 	if (ret)
