@@ -93,13 +93,37 @@ crun_bg_failures() {
 	done
 }
 
+# The settings of container i of t_load_many: quota BASE + 500 us a step,
+# the period alternating, burst to match the quota.
+load_want() {
+	local q=$(($2 + $1 * 500))
+	echo "$q $(($1 % 2 ? 100000 : 50000))|$(load_burst "$q")"
+}
+# load_check STEP BASE: every container reads what load_want says.
+load_check() {
+	local i got want bad=0
+	for ((i = 1; i <= LOAD_N; i++)); do
+		want=$(load_want "$i" "$2") got=$(load_read "l$i")
+		[[ $got == "$want" ]] || { say "l$i after $1: $got, want $want"; bad=1; }
+	done
+	((bad == 0))
+}
+# load_step_done STEP T0_NS WHAT: says how long the step took and which of
+# its commands failed (crun_bg's outputs in $work/load/STEP); 1 if any did.
+load_step_done() {
+	local ms=$((($(date +%s%N) - $2) / 1000000)) failures
+	say "$3 in $((ms / 1000)).$((ms % 1000 / 100)) s: $((ms / LOAD_N)) ms a container"
+	failures=$(crun_bg_failures "$work/load/$1")
+	[[ -z $failures ]] || { say "$1: $failures"; return 1; }
+}
+
 t_load_many() { # load: 40 crun containers with burst created at once, updated by 4 clients at once, removed: every value right at every step, nothing left
-	local i c q p b t0 bad=0 failures got want
+	local i c p t0 want bad=0
 	load_template "$work/load.json" || { say "no config template"; return 1; }
 	mkdir -p "$work/load/create" "$work/load/update" "$work/load/delete"
 	for ((i = 1; i <= LOAD_N; i++)); do
-		q=$((10000 + i * 500)) p=$((i % 2 ? 100000 : 50000))
-		load_bundle "$work/load/ctr-$i" "l$i" "$q" "$p" "$(load_burst "$q")"
+		want=$(load_want "$i" 10000) p=${want#* }
+		load_bundle "$work/load/ctr-$i" "l$i" "${want%% *}" "${p%|*}" "${want#*|}"
 	done
 
 	t0=$(date +%s%N)
@@ -107,37 +131,23 @@ t_load_many() { # load: 40 crun containers with burst created at once, updated b
 		crun_bg "$work/load/create/l$i" run -d --bundle "$work/load/ctr-$i" "l$i"
 	done
 	wait
-	t0=$((($(date +%s%N) - t0) / 1000000))
-	failures=$(crun_bg_failures "$work/load/create")
-	say "created $LOAD_N containers at once in $((t0 / 1000)).$((t0 % 1000 / 100)) s: $((t0 / LOAD_N)) ms a container"
-	[[ -z $failures ]] || { say "create: $failures"; bad=1; }
-	for ((i = 1; i <= LOAD_N; i++)); do
-		q=$((10000 + i * 500)) p=$((i % 2 ? 100000 : 50000))
-		want="$q $p|$(load_burst "$q")" got=$(load_read "l$i")
-		[[ $got == "$want" ]] || { say "l$i after create: $got, want $want"; bad=1; }
-	done
+	load_step_done create "$t0" "created $LOAD_N containers at once" || bad=1
+	load_check create 10000 || bad=1
 
 	# Each client updates its share of the containers, one after the other;
 	# the clients run at once. Quota up by 5 ms, burst to match, period kept.
 	t0=$(date +%s%N)
 	for ((c = 0; c < LOAD_CLIENTS; c++)); do
 		(for ((i = 1 + c; i <= LOAD_N; i += LOAD_CLIENTS)); do
-			q=$((15000 + i * 500))
+			want=$(load_want "$i" 15000)
 			timeout -k 5 "$TMO" crun --root "$CRUN_ROOT" --systemd-cgroup update \
-				--cpu-quota "$q" --cpu-burst "$(load_burst "$q")" "l$i" 2>"$work/load/update/l$i.err"
+				--cpu-quota "${want%% *}" --cpu-burst "${want#*|}" "l$i" 2>"$work/load/update/l$i.err"
 			echo $? >"$work/load/update/l$i.rc"
 		done) &
 	done
 	wait
-	t0=$((($(date +%s%N) - t0) / 1000000))
-	failures=$(crun_bg_failures "$work/load/update")
-	say "$LOAD_CLIENTS clients updated quota and burst of all $LOAD_N in $((t0 / 1000)).$((t0 % 1000 / 100)) s: $((t0 / LOAD_N)) ms a container"
-	[[ -z $failures ]] || { say "update: $failures"; bad=1; }
-	for ((i = 1; i <= LOAD_N; i++)); do
-		q=$((15000 + i * 500)) p=$((i % 2 ? 100000 : 50000))
-		want="$q $p|$(load_burst "$q")" got=$(load_read "l$i")
-		[[ $got == "$want" ]] || { say "l$i after update: $got, want $want"; bad=1; }
-	done
+	load_step_done update "$t0" "$LOAD_CLIENTS clients updated quota and burst of all $LOAD_N" || bad=1
+	load_check update 15000 || bad=1
 	say "e.g. l1: $(load_read l1), l$LOAD_N: $(load_read "l$LOAD_N")"
 
 	t0=$(date +%s%N)
@@ -145,10 +155,7 @@ t_load_many() { # load: 40 crun containers with burst created at once, updated b
 		crun_bg "$work/load/delete/l$i" delete -f "l$i"
 	done
 	wait
-	t0=$((($(date +%s%N) - t0) / 1000000))
-	failures=$(crun_bg_failures "$work/load/delete")
-	say "deleted all $LOAD_N at once in $((t0 / 1000)).$((t0 % 1000 / 100)) s"
-	[[ -z $failures ]] || { say "delete: $failures"; bad=1; }
+	load_step_done delete "$t0" "deleted all $LOAD_N at once" || bad=1
 	load_wait_clean l || bad=1
 	((bad == 0))
 }
