@@ -16,6 +16,7 @@
 #define MAX_CPUTIME_US	60000000ULL	/* one minute per request */
 #define MAX_RUNTIME_S	86400.0
 #define MAX_WARMUP_S	3600.0
+#define NSEC_PER_SEC	1e9
 
 const char bb_usage[] =
 "Usage: burstbench [OPTION]...\n"
@@ -28,7 +29,8 @@ const char bb_usage[] =
 "  -t, --threads N     worker threads (default 2)\n"
 "  -b, --batch N       requests per wake-up (default: --threads)\n"
 "  -R, --rate RPS      requests per second; batches come every batch/RPS s\n"
-"                      (default 20)\n"
+"                      (default 20); at least batch/--runtime, so that a batch\n"
+"                      comes within the run\n"
 "  -c, --cputime USEC  CPU time per request, microseconds (default 10000)\n"
 "  -r, --runtime SEC   measured run time, seconds (default 10)\n"
 "  -w, --warmup SEC    unmeasured run before it, seconds (default 2)\n"
@@ -36,6 +38,12 @@ const char bb_usage[] =
 "                      or relative to the cgroup2 mount (default: our own)\n"
 "  -j, --json          one JSON object on stdout instead of the table\n"
 "  -h, --help          this text\n"
+"\n"
+"The achieved rate (\"rps\" in the JSON; \"rate\" is the requested one) counts\n"
+"the measured requests that completed, per second from when the first\n"
+"measured batch was due to when the last of them completed or the measured\n"
+"window ended, whichever is later (\"rps_elapsed_s\"): a run that keeps up\n"
+"achieves the requested rate, one that falls behind the rate it served.\n"
 "\n"
 "Bad arguments exit with status 2.\n";
 
@@ -105,8 +113,88 @@ static bool parse_num(const char *s, double min, bool min_ok, double max, double
 	return true;
 }
 
+uint64_t bb_interval_ns(unsigned int batch, double rate)
+{
+	double ns;
+
+	if (!(rate > 0))
+		return 0;
+	ns = batch / rate * NSEC_PER_SEC + 0.5;
+	/* Converting a double of 2^64 or more to uint64_t is undefined. */
+	if (!(ns < 18446744073709551616.0))
+		return 0;
+	return ns < 1 ? 1 : (uint64_t)ns;
+}
+
+/*
+ * Every batch must come within the run: a longer interval would stretch
+ * the measured window beyond --runtime (it holds one batch at the least),
+ * and one long enough would overflow the nanosecond clock arithmetic.
+ */
+static bool interval_fits(unsigned int batch, double rate, double runtime_s)
+{
+	uint64_t interval = bb_interval_ns(batch, rate);
+
+	return interval && interval <= (uint64_t)(runtime_s * NSEC_PER_SEC + 0.5);
+}
+
+/*
+ * The least rate that fits, as %g prints it (6 significant digits), found
+ * by trying the printed text itself: a limit the message names must be
+ * accepted when typed back in, and the plain quotient printed may round
+ * below the bound (3 per 7 s prints as 0.428571).
+ */
+static void least_rate(unsigned int batch, double runtime_s, char *buf, size_t len)
+{
+	double v = batch / runtime_s;
+	double unit = pow(10, floor(log10(v)) - 5);
+	double k;
+
+	for (k = floor(v / unit); ; k++) {
+		snprintf(buf, len, "%g", k * unit);
+		if (interval_fits(batch, strtod(buf, NULL), runtime_s))
+			return;
+	}
+}
+
+/* What the user typed, or the default's value when they typed nothing. */
+static const char *given(const char *arg, double v, char *buf, size_t len)
+{
+	if (arg)
+		return arg;
+	snprintf(buf, len, "%g", v);
+	return buf;
+}
+
+/*
+ * The bound depends on --batch and --runtime too, which may come after
+ * --rate, so it is checked once all options are in. When no rate up to
+ * MAX_RATE fits, the run is what is too short.
+ */
+static enum bb_parse check_interval(const struct bb_opts *o, const char *rate_arg,
+				    const char *runtime_arg, char *err, size_t errlen)
+{
+	char text[32], least[32];
+
+	if (interval_fits(o->batch, o->rate, o->runtime_s))
+		return BB_PARSE_OK;
+	if (o->batch / o->runtime_s > MAX_RATE)
+		return fail(err, errlen,
+			    "--runtime: '%s' is too short for batches of %u: even at the most --rate, %.0f, "
+			    "a batch comes only every %g s",
+			    given(runtime_arg, o->runtime_s, text, sizeof(text)), o->batch, MAX_RATE,
+			    o->batch / MAX_RATE);
+	rate_arg = given(rate_arg, o->rate, text, sizeof(text));
+	least_rate(o->batch, o->runtime_s, least, sizeof(least));
+	return fail(err, errlen,
+		    "--rate: '%s' is too low for batches of %u in a --runtime of %g s: "
+		    "a batch must come within the run, so the rate must be at least %s",
+		    rate_arg, o->batch, o->runtime_s, least);
+}
+
 enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err, size_t errlen)
 {
+	const char *rate_arg = NULL, *runtime_arg = NULL;
 	unsigned long long u;
 	bool batch_set = false;
 	int c;
@@ -135,6 +223,7 @@ enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err,
 				return fail(err, errlen,
 					    "--rate: '%s' is not a number of requests per second above 0 and at most %.0f",
 					    optarg, MAX_RATE);
+			rate_arg = optarg;
 			break;
 		case 'c':
 			if (!parse_uint(optarg, 1, MAX_CPUTIME_US, &u))
@@ -148,6 +237,7 @@ enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err,
 				return fail(err, errlen,
 					    "--runtime: '%s' is not a number of seconds above 0 and at most %.0f",
 					    optarg, MAX_RUNTIME_S);
+			runtime_arg = optarg;
 			break;
 		case 'w':
 			if (!parse_num(optarg, 0, true, MAX_WARMUP_S, &o->warmup_s))
@@ -177,5 +267,5 @@ enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err,
 		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 	if (!batch_set)
 		o->batch = o->threads;
-	return BB_PARSE_OK;
+	return check_interval(o, rate_arg, runtime_arg, err, errlen);
 }

@@ -36,6 +36,13 @@ void bb_opts_default(struct bb_opts *o);
 /* Resets getopt state itself, so it can be called more than once. */
 enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err, size_t errlen);
 extern const char bb_usage[];
+/*
+ * The time between batches, batch/rate seconds, in ns rounded to nearest
+ * and at least 1; 0 when it does not fit a uint64_t (or rate is not above
+ * 0). bb_parse_args refuses a rate whose interval is 0 or longer than the
+ * run, and burstbench paces its batches with this, so both agree.
+ */
+uint64_t bb_interval_ns(unsigned int batch, double rate);
 
 /* --- statistics (stats.c) --------------------------------------------------- */
 
@@ -59,6 +66,15 @@ void bb_summarise(uint64_t *v, size_t n, struct bb_summary *s);
  * ceil(elapsed / period) + 1) plus what it had saved (at most burst).
  */
 uint64_t bb_usage_bound(uint64_t quota, uint64_t period, uint64_t burst, uint64_t elapsed);
+/*
+ * How long the measured requests took to serve, ns: from start, when the
+ * first measured batch was due, to the later of end, when the window
+ * closes (one interval after the last measured batch was due), and
+ * last_done, when the last measured request completed (0 if none did).
+ */
+uint64_t bb_served_ns(uint64_t start, uint64_t end, uint64_t last_done);
+/* completed requests per second over elapsed ns; 0 when elapsed is 0. */
+double bb_achieved_rps(uint64_t completed, uint64_t elapsed);
 
 /* --- cgroup files (cgroup.c) ----------------------------------------------- */
 

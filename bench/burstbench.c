@@ -59,6 +59,7 @@ static struct {
 	uint64_t completed;		/* measured requests done, under lock */
 	uint64_t spun_ns;		/* CPU they used, under lock */
 	uint64_t over_max_ns;		/* the most any request used beyond cputime */
+	uint64_t last_done;		/* CLOCK_MONOTONIC: last measured completion */
 	bool done, abandon;		/* no more requests / stop taking them */
 } bb = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -198,6 +199,8 @@ static void *worker_main(void *arg)
 		if (measured) {
 			bb.completed++;
 			bb.spun_ns += used;
+			if (end > bb.last_done)
+				bb.last_done = end;
 		}
 		pthread_mutex_unlock(&bb.lock);
 	}
@@ -277,7 +280,8 @@ struct result {
 	struct limit lim;
 	struct bb_summary lat;	/* ns */
 	uint64_t unfinished;
-	double rps;
+	double rps;		/* achieved: bb_achieved_rps() */
+	uint64_t served_ns;	/* what rps is over: bb_served_ns() */
 	bool have_stat;
 	struct bb_cpustat d;	/* cpu.stat deltas */
 	uint64_t elapsed_us;	/* between the two cpu.stat reads */
@@ -295,8 +299,9 @@ static void report_json(const struct result *r)
 	       "\"runtime_s\":%g,\"warmup_s\":%g,\"spin_check_iters\":%lu,",
 	       bb.o.threads, bb.o.batch, bb.o.rate, (unsigned long long)bb.o.cputime_us,
 	       bb.o.runtime_s, bb.o.warmup_s, bb.chunk);
-	printf("\"requests\":%zu,\"unfinished\":%llu,\"rps\":%.3f,\"latency_us\":{",
-	       r->lat.n, (unsigned long long)r->unfinished, r->rps);
+	printf("\"requests\":%zu,\"unfinished\":%llu,\"rps\":%.3f,\"rps_elapsed_s\":%.6f,"
+	       "\"latency_us\":{",
+	       r->lat.n, (unsigned long long)r->unfinished, r->rps, r->served_ns / 1e9);
 	for (i = 0; i < BB_NPCT; i++)
 		printf("\"%s\":%.1f,", bb_pct_names[i], r->lat.pct[i] / 1000.0);
 	printf("\"min\":%.1f,\"max\":%.1f,\"mean\":%.1f},", r->lat.min / 1000.0,
@@ -356,7 +361,8 @@ static void report_table(const struct result *r)
 	printf("  %8s %10.1f\n  %8s %10.1f\n\n", "min", r->lat.min / 1000.0,
 	       "max", r->lat.max / 1000.0);
 
-	printf("achieved %.2f requests/s (target %g)", r->rps, bb.o.rate);
+	printf("achieved %.2f requests/s (requested %g) over %.3f s", r->rps, bb.o.rate,
+	       r->served_ns / 1e9);
 	if (r->unfinished)
 		printf("; %llu requests unfinished when the drain time ran out",
 		       (unsigned long long)r->unfinished);
@@ -412,9 +418,7 @@ int main(int argc, char **argv)
 	}
 	read_limit(dir, &r.lim);
 
-	bb.interval_ns = (uint64_t)(bb.o.batch / bb.o.rate * NSEC_PER_SEC + 0.5);
-	if (!bb.interval_ns)
-		bb.interval_ns = 1;
+	bb.interval_ns = bb_interval_ns(bb.o.batch, bb.o.rate);	/* not 0: parsing checked */
 	bb.chunk = calibrate(bb.o.cputime_us * NSEC_PER_USEC);
 	/* Batches due in [0, warm-up) warm up, those in [warm-up, warm-up + run time) count. */
 	warm_batches = (uint64_t)(bb.o.warmup_s * NSEC_PER_SEC + bb.interval_ns - 1) / bb.interval_ns;
@@ -496,7 +500,8 @@ int main(int argc, char **argv)
 	}
 	bb_summarise(all, n, &r.lat);
 	r.unfinished = measured * bb.o.batch - bb.completed;
-	r.rps = bb.completed / (measured * bb.interval_ns / 1e9);
+	r.served_ns = bb_served_ns(bb.warm_end, bb.warm_end + measured * bb.interval_ns, bb.last_done);
+	r.rps = bb_achieved_rps(bb.completed, r.served_ns);
 	if (bb.o.json)
 		report_json(&r);
 	else

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Latency percentiles and the long-run usage bound. */
+/* Latency percentiles, the long-run usage bound and the achieved rate. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -66,4 +66,27 @@ uint64_t bb_usage_bound(uint64_t quota, uint64_t period, uint64_t burst, uint64_
 		return UINT64_MAX;	/* no limit */
 	periods = elapsed / period + (elapsed % period ? 1 : 0) + 1;
 	return quota * periods + burst;
+}
+
+/*
+ * The window's end is a floor, not the last completion alone: a run that
+ * keeps up serves its last batch soon after it is due, before the window
+ * closes one interval later, and dividing N batches by the N - 1 intervals
+ * and a bit that took would report more than was asked for. With the
+ * floor a run that keeps up shows its requested rate, and a run that
+ * falls behind, whose last request completes after the window, the rate
+ * it actually served. The start is when the first batch was due, as
+ * latency counts from when a request was due: a late message thread
+ * delays completions and so lowers the rate too.
+ */
+uint64_t bb_served_ns(uint64_t start, uint64_t end, uint64_t last_done)
+{
+	uint64_t until = last_done > end ? last_done : end;
+
+	return until > start ? until - start : 0;
+}
+
+double bb_achieved_rps(uint64_t completed, uint64_t elapsed)
+{
+	return elapsed ? completed / (elapsed / 1e9) : 0;
 }

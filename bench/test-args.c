@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* burstbench's command line: defaults, every option, and bad values. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +53,9 @@ static void test_defaults(void)
 	check(parse(&o, ARGS("-h")) == BB_PARSE_HELP, "-h asks for the usage text");
 	check(strstr(bb_usage, "--cgroup") && strstr(bb_usage, "--warmup") &&
 	      strstr(bb_usage, "status 2"), "the usage text names the options and the exit status");
+	check(strstr(bb_usage, "achieved rate") && strstr(bb_usage, "rps_elapsed_s") &&
+	      strstr(bb_usage, "at least batch/--runtime"),
+	      "the usage text defines rps and the least rate");
 }
 
 static void test_options(void)
@@ -65,15 +69,18 @@ static void test_options(void)
 	      o.runtime_s == 15 && o.warmup_s == 0 && o.json &&
 	      !strcmp(o.cgroup, "/sys/fs/cgroup/x"),
 	      "every long option is taken");
-	check(parse(&o, ARGS("-t", "4", "-b", "1", "-R", "0.5", "-c", "1", "-r", "0.25", "-w",
+	check(parse(&o, ARGS("-t", "4", "-b", "1", "-R", "0.5", "-c", "1", "-r", "2.5", "-w",
 			     "1.5", "-j", "-g", "bench/a")) == BB_PARSE_OK &&
 	      o.threads == 4 && o.batch == 1 && o.rate == 0.5 && o.cputime_us == 1 &&
-	      o.runtime_s == 0.25 && o.warmup_s == 1.5 && o.json && !strcmp(o.cgroup, "bench/a"),
+	      o.runtime_s == 2.5 && o.warmup_s == 1.5 && o.json && !strcmp(o.cgroup, "bench/a"),
 	      "every short option is taken");
 	check(parse(&o, ARGS("--threads=5", "--rate=1e3")) == BB_PARSE_OK && o.threads == 5 &&
 	      o.rate == 1000, "--opt=value and an exponent are taken");
-	check(parse(&o, ARGS("--threads", "4096", "--cputime", "60000000")) == BB_PARSE_OK &&
-	      o.threads == 4096 && o.cputime_us == 60000000, "the largest values are taken");
+	check(parse(&o, ARGS("--threads", "4096", "--batch", "65536", "--rate", "1e6",
+			     "--cputime", "60000000", "--runtime", "86400", "--warmup", "3600")) ==
+	      BB_PARSE_OK && o.threads == 4096 && o.batch == 65536 && o.rate == 1e6 &&
+	      o.cputime_us == 60000000 && o.runtime_s == 86400 && o.warmup_s == 3600,
+	      "the largest values are taken");
 	parse(&o, ARGS("--threads", "0"));
 	check(parse(&o, ARGS("--threads", "7")) == BB_PARSE_OK && o.threads == 7,
 	      "parsing again after an error starts over");
@@ -117,9 +124,79 @@ static void test_bad(void)
 	      "a stray argument is named");
 }
 
+static void interval(const char *what, unsigned int batch, double rate, uint64_t want)
+{
+	uint64_t got = bb_interval_ns(batch, rate);
+
+	if (!check(got == want, "interval: %s = %" PRIu64 " ns", what, want))
+		check_diag("got %" PRIu64, got);
+}
+
+static void test_interval(void)
+{
+	interval("2 at 9.9/s (rounded to nearest)", 2, 9.9, 202020202);
+	interval("2 at 0.2/s", 2, 0.2, 10000000000ULL);
+	interval("1 at the most rate, 1e6/s", 1, 1e6, 1000);
+	interval("1 at 1e12/s, at least", 1, 1e12, 1);
+	interval("1 at 1e-10/s fits 64 bits", 1, 1e-10, 10000000000000000000ULL);
+	interval("1 at 5e-11/s overflows", 1, 5e-11, 0);
+	interval("65536 at 1e-300/s overflows", 65536, 1e-300, 0);
+	interval("rate 0", 1, 0, 0);
+	interval("a negative rate", 1, -1, 0);
+}
+
+/* Refused, the message naming --rate, the value as typed and the least rate. */
+static void too_low(const char *const *args, const char *quoted, const char *least,
+		    const char *what)
+{
+	struct bb_opts o;
+	char limit[64];
+	enum bb_parse r;
+
+	r = parse(&o, args);
+	snprintf(limit, sizeof(limit), "at least %s", least);
+	if (!check(r == BB_PARSE_ERROR && !strncmp(err, "--rate: ", 8) && strstr(err, quoted) &&
+		   strstr(err, limit), "%s: refused, naming %s and %s", what, quoted, limit))
+		check_diag("result %d, message: %s", r, err);
+}
+
+/* A batch must come within the run: the rate is at least batch / runtime. */
+static void test_rate_bound(void)
+{
+	struct bb_opts o;
+	const char *at;
+	char least[32];
+
+	check(parse(&o, ARGS("--rate", "0.2", "--runtime", "10")) == BB_PARSE_OK && o.rate == 0.2,
+	      "--rate 0.2 with batches of 2 in 10 s: just at the limit, taken");
+	too_low(ARGS("--rate", "0.1999999", "--runtime", "10"), "'0.1999999'", "0.2",
+		"--rate 0.1999999 with batches of 2 in 10 s, just below");
+	too_low(ARGS("--rate", "1e-300"), "'1e-300'", "0.2",
+		"--rate 1e-300, whose interval overflows 64 bits");
+	too_low(ARGS("--rate", "0.2", "--batch", "3"), "'0.2'", "0.3",
+		"a --batch after --rate raises the limit");
+	too_low(ARGS("--runtime", "0.05"), "'20'", "40",
+		"the default rate with a 0.05 s run (named by its value)");
+	check(parse(&o, ARGS("--batch", "65536", "--runtime", "0.001")) == BB_PARSE_ERROR &&
+	      strstr(err, "--runtime: '0.001'") && strstr(err, "1000000"),
+	      "a run too short for any rate up to the most blames --runtime");
+
+	/* 3 in 7 s: 0.428571..., which %g alone would print below the limit. */
+	too_low(ARGS("--batch", "3", "--runtime", "7", "--rate", "0.4"), "'0.4'", "0.428572",
+		"batches of 3 in 7 s: the limit is rounded up, not down");
+	at = strstr(err, "at least ");
+	snprintf(least, sizeof(least), "%s", at ? at + 9 : "?");
+	check(parse(&o, ARGS("--batch", "3", "--runtime", "7", "--rate", least)) == BB_PARSE_OK,
+	      "the limit the message names (%s) is taken when typed back in", least);
+	check(parse(&o, ARGS("--batch", "3", "--runtime", "7", "--rate", "0.428571")) ==
+	      BB_PARSE_ERROR, "one in its last digit below it (0.428571) is refused");
+}
+
 void test_args(void)
 {
 	test_defaults();
 	test_options();
 	test_bad();
+	test_interval();
+	test_rate_bound();
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Percentiles, the summary and the usage bound. */
+/* Percentiles, the summary, the usage bound and the achieved rate. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,9 +108,49 @@ static void test_bound(void)
 	eq("burst 0: quota per period only", bb_usage_bound(10000, 50000, 0, 100000), 30000);
 }
 
+/* An exact double: the cases below divide numbers that come out whole. */
+static void eqd(const char *what, double got, double want)
+{
+	if (!check(got == want, "%s = %g", what, want))
+		check_diag("got %.17g", got);
+}
+
+#define SEC 1000000000ULL
+
+static void test_rate(void)
+{
+	const uint64_t start = 2 * SEC;
+	uint64_t served;
+
+	/* 150 requests in a 15 s window, the last done 0.1 s before it closes. */
+	served = bb_served_ns(start, start + 15 * SEC, start + 14 * SEC + SEC / 10);
+	eq("a run that keeps up is served over the whole window", served, 15 * SEC);
+	eqd("its achieved rate is the requested one, 150 / 15 s", bb_achieved_rps(150, served), 10);
+
+	/*
+	 * Asked for 300 requests/s over 10 s, the 3000 requests took 300 s to
+	 * serve: the scheduled window would say 300, the rate served is 10.
+	 */
+	served = bb_served_ns(start, start + 10 * SEC, start + 300 * SEC);
+	eq("a run that falls behind is served until its last completion", served, 300 * SEC);
+	eqd("over the scheduled window it would be the requested rate, 3000 / 10 s",
+	    bb_achieved_rps(3000, 10 * SEC), 300);
+	eqd("its achieved rate, 3000 / 300 s, is 30 times lower", bb_achieved_rps(3000, served),
+	    10);
+
+	eq("the last completion just after the window counts", bb_served_ns(start, start + 10 * SEC,
+	   start + 10 * SEC + 1), 10 * SEC + 1);
+	eq("no request completed (last_done 0): the window", bb_served_ns(start, start + SEC, 0),
+	   SEC);
+	eqd("no request completed: the achieved rate", bb_achieved_rps(0, SEC), 0);
+	eqd("an empty window: 0, not a division by zero", bb_achieved_rps(5, 0), 0);
+	eqd("7 requests in 0.25 s", bb_achieved_rps(7, SEC / 4), 28);
+}
+
 void test_stats(void)
 {
 	test_percentile();
 	test_summary();
 	test_bound();
+	test_rate();
 }
