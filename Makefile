@@ -18,6 +18,7 @@ KCSAN_FRAGMENT := kernel/config/kcsan.config
 KERNEL := $(B)/kernel/bzImage-guest
 KERNEL_DEBUG := $(B)/kernel/bzImage-debug
 KERNEL_KCSAN := $(B)/kernel/bzImage-kcsan
+KERNEL_MAINLINE := $(B)/kernel/bzImage-mainline
 BASELINE := $(B)/baseline/vmlinuz
 
 GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -static -pthread
@@ -33,7 +34,7 @@ STRESS_SRCS := tests/kernel/burst-stress.c tests/kernel/write-fuzz.c $(KTEST_COM
 STRESS := $(B)/tests/burst-stress
 INITRAMFS := $(B)/tests/initramfs.cpio.gz
 
-.PHONY: all deps deps-kernel kernel kernel-debug kernel-kcsan baseline initramfs check check-series \
+.PHONY: all deps deps-kernel kernel kernel-debug kernel-kcsan kernel-mainline baseline initramfs check check-series \
 	checkpatch check-model check-host check-series-builds test-series-prefixes test test-harness test-kernel \
 	test-kernel-patched test-kernel-stock \
 	test-stress test-kcsan demo demo-kernel clean
@@ -73,6 +74,13 @@ $(KERNEL_KCSAN): $(KERNEL_TREE_STAMP) $(KCSAN_FRAGMENT) scripts/kernel-build.sh
 kernel: $(KERNEL)
 kernel-debug: $(KERNEL_DEBUG)
 kernel-kcsan: $(KERNEL_KCSAN)
+
+# Debian's tree without the series, with our guest config: the benchmark's
+# comparator that differs from our kernel by the series alone.
+$(KERNEL_MAINLINE): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) scripts/kernel-build.sh scripts/kernel-mainline.sh
+	@scripts/kernel-mainline.sh $(KERNEL_SRC) $@ $(GUEST_FRAGMENT)
+
+kernel-mainline: $(KERNEL_MAINLINE)
 
 $(BASELINE): scripts/baseline-kernel.sh | deps-kernel
 	@scripts/baseline-kernel.sh $@
