@@ -208,12 +208,12 @@ t_fault_update() { # faults: crun update killed at random points: the CPU values
 		elif [[ -n $mid && $got == "$mid" ]]; then
 			n_mid=$((n_mid + 1)) old=$got
 		else
-			say "kill $k: reads $got: neither the old $old nor the new $new${mid:+ nor crun's first write $mid}"
+			say "kill $k: reads $got: neither the old $old nor the new $new${mid:+ nor the state after the first write, $mid}"
 			bad=1
 			old=$got
 		fi
 	done
-	say "one update takes $ms ms; 16 updates killed within 0..$((ms * 3 / 2)) ms: $n_old left all old, $n_new all new${mid:+, $n_mid between crun's two writes}"
+	say "one update takes $ms ms; 16 updates killed within 0..$((ms * 3 / 2)) ms: $n_old left all old, $n_new all new${mid:+, $n_mid between the two writes}"
 	crun --root "$CRUN_ROOT" --systemd-cgroup delete -f ku 2>"$work/err" ||
 		{ say "crun delete -f failed: $(tr '\n' ' ' <"$work/err")"; bad=1; }
 	load_wait_clean ku || bad=1

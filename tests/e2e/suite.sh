@@ -593,19 +593,26 @@ t_rootless_cpu_burst() { # rootless podman run --cpu-burst 15000
 	[[ $(rootless_read "${QP[@]}" --cpu-burst 15000) == "25000 50000|15000" ]]
 }
 
+# A case file that does not parse would drop its cases from the plan
+# without a word (bash goes on after a syntax error in a sourced file).
+cases_unreadable() {
+	echo "Bail out! cannot load the cases in $1"
+	exit 1
+}
+
 # burstctl's cases: record, advise, and the two runs that confirm it.
 BC_CASES=${0%/*}/burstctl-cases
 # shellcheck source=tests/e2e/burstctl.sh
-. "$BC_CASES"
+. "$BC_CASES" || cases_unreadable "$BC_CASES"
 # The Kubernetes node path: pods through containerd's CRI (tests/e2e/cri-cases.sh).
 CRI_CASES=${0%/*}/cri-cases
 # shellcheck source=tests/e2e/cri-cases.sh
-. "$CRI_CASES"
+. "$CRI_CASES" || cases_unreadable "$CRI_CASES"
 
 # Many containers at once, and crun killed half-way (tests/e2e/load-cases.sh).
 LOAD_CASES=${0%/*}/load-cases
 # shellcheck source=tests/e2e/load-cases.sh
-. "$LOAD_CASES"
+. "$LOAD_CASES" || cases_unreadable "$LOAD_CASES"
 
 # The cases that expect nothing left behind run before any container is
 # left running.
