@@ -2,7 +2,8 @@
 # Included by the top Makefile, after its definitions of B, KERNEL,
 # BASELINE and GUEST_CFLAGS and after mk/image.mk. Targets:
 #   burstbench    build/bench/burstbench, static (runs in a scratch container)
-#   check-bench   host unit tests: statistics, arguments, cgroup parsers, the binary
+#   check-bench   host unit tests: statistics, arguments, cgroup parsers, the
+#                 binary; the report (bench/test_report.py)
 #   bench         the benchmark in the e2e image under podman, our kernel and
 #                 Debian's; regenerates docs/benchmarks.md and docs/benchmarks.png
 #   bench-kernel  the same cases in bare cgroups of the initramfs guest;
@@ -38,8 +39,11 @@ $(BENCH_TEST): $(BENCH_TEST_SRCS) bench/bb.h bench/check.h | deps-kernel
 	@mkdir -p $(@D)
 	gcc -O2 -g -Wall -Wextra -Werror $(BENCH_TEST_SANITIZE) -o $@ $(BENCH_TEST_SRCS) -lm
 
+# The report's tests also run the suite's run windows through the real
+# burstbench.
 check-bench: $(BENCH_TEST) $(BURSTBENCH)
 	@$(BENCH_TEST) $(BURSTBENCH)
+	@BURSTBENCH=$(BURSTBENCH) python3 bench/test_report.py
 
 $(BENCH_SUITE): bench/suite.sh
 	@mkdir -p $(@D)
