@@ -1,149 +1,314 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the bench guests' serial logs into tables, ratios and a plot.
+"""The benchmark's figures: tables, ratios and a plot from its runs.
 
-Usage: bench/report.py --template T --setup S --generator G --md OUT.md --png OUT.png
-                       --info INFO LOG...
+  report.py --from RAW  --template T --setup S --generator G --md OUT.md --png OUT.png
+  report.py LOG...      --template T --setup S --generator G --md OUT.md --png OUT.png [--info INFO]
+  report.py --append RAW [--str KEY=VALUE]... [--num KEY=NUMBER]... [--uncounted WHY] [LOG]
+  report.py --min-samples PCT
 
-Reads every "BENCH-JSON {...}" line of the logs (bench/suite.sh prints one
-per run), prints the tables and the ratios the issue names, writes OUT.md
-from the template (@RUN@, @TABLES@, @RATIOS@; @SETUP@ is the text of S, how
-this setup runs the cases; @GENERATOR@ the command G; @PNG@ the plot's name) and plots the latency
-percentiles per scenario on a log scale with gnuplot. Figures only: a missed
-target is reported as missed, never an error.
+RAW is the JSON-lines file of one benchmark invocation (bench/run-kernel.sh
+writes it; docs/bench-raw/ keeps it): a "bench" line first (settings, host,
+guest), a "boot" line per boot (its host pressure), a "run" line per run
+that counts (bench/suite.sh's JSON, burstbench's result inside, plus the
+kernel, its image and config, the repetition and its boot's host pressure),
+a "discard" line per try set aside, an "end" line last. --from computes
+every table and ratio from RAW alone, and fails when RAW does not hold what
+it says: a run with fewer requests than its floor, a case without every
+repetition, no end line.
+
+LOG... reads the "BENCH-JSON"/"BENCH-DISCARD" lines of guests' serial logs
+(bench/suite.sh prints them) as one repetition; make bench uses it.
+
+--append adds lines to RAW: with no LOG one line of the given fields, with
+LOG one line per run or discarded try in it, the fields added (all as
+discards, with WHY, when --uncounted). --min-samples prints the sample count
+percentile PCT (p99) needs, by the rule below.
+
+The outputs: OUT.md from the template (@RUN@, @SAMPLES@, @TABLES@, @RATIOS@;
+@SETUP@ the text of S, how this setup runs the cases; @GENERATOR@ the command
+G; @PNG@ the plot's name), and the latency percentiles per scenario plotted
+on a log scale with gnuplot. Figures only: a missed target is reported as
+missed, never an error.
 """
 import argparse
 import json
+import math
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+from fractions import Fraction
 
 PCTS = ["p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9"]
-KERNELS = {"patched": "ours", "stock": "stock"}
+# A percentile is printed only with at least TAIL samples beyond it: with
+# fewer it is one of the last few samples, a fact about them rather than
+# about the distribution. Five puts p99 at 500 samples.
+TAIL = 5
+# Kernels in column order: ours, then the comparator that differs from it
+# by the series alone, then Debian's packaged kernel (its own config too).
+KERNELS = ["ours", "mainline", "stock"]
+KERNEL_NAMES = {"ours": "ours", "mainline": "mainline (same config)", "stock": "Debian's"}
+# Suites before BENCH_KERNEL named our kernel by what it expects.
+LEGACY_KERNELS = {"patched": "ours"}
 # Runs in table order; the name says the scenario (bench/suite.sh).
 ORDER = ["s1-nolimit", "s1-quota", "s1-burst", "s2-nolimit", "s2-capped", "s2-burst",
          "s3-burst-off"]
 SCENARIOS = [
     (1, "Scenario 1: the seed's shape, scaled to 2 vCPUs",
      "quota 70 ms / period 100 ms (0.7 CPU), burst 40 ms; batches of 2 x 50 ms "
-     "every 202 ms (0.495 CPU, 5/7 of quota; 100 ms per batch = 1.43 x quota)"),
+     "every 202 ms (0.495 CPU, 5/7 of quota; 100 ms per batch = 1.43 x quota). "
+     "Our kernel only: burst within quota is a mainline feature"),
     (2, "Scenario 2: a burst larger than the quota",
      "quota 10 ms / period 50 ms (0.2 CPU); batches of 2 x 15 ms every 210 ms "
-     "(0.143 CPU, 5/7 of quota; 30 ms per batch = 3 x quota). Stock refuses a "
-     "burst above quota, so it runs capped at burst = quota; ours runs with burst = 30 ms"),
+     "(0.143 CPU, 5/7 of quota; 30 ms per batch = 3 x quota). A kernel without "
+     "the series refuses a burst above quota, so it runs capped at burst = quota; "
+     "ours runs that capped case too, as a control, and with burst = 30 ms"),
     (3, "Scenario 3: control, our kernel with kernel.sched_cfs_bw_burst_enabled=0",
      "scenario 2's group with burst = 30 ms, burst switched off globally"),
 ]
+RAW_FORMAT = 1
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def load(paths):
-    """The runs that count, by (kernel, run), and the tries discarded."""
-    runs, discarded = {}, []
+class BenchError(Exception):
+    """Data that cannot give honest figures; the report refuses it."""
+
+
+# --- the support rule ---------------------------------------------------------
+
+def min_samples(name):
+    """The fewest samples percentile NAME ("p99") needs: TAIL samples beyond it.
+
+    burstbench's pXX of n samples is the value of rank ceil(XX/100 * n)
+    (nearest rank, bench/stats.c), so n - rank samples lie beyond it; that
+    is at least TAIL exactly when n * (1 - XX/100) >= TAIL."""
+    p = Fraction(name[1:]) / 100
+    return math.ceil(TAIL / (1 - p))
+
+
+def supported(name, n):
+    return n >= min_samples(name)
+
+
+# --- reading runs ---------------------------------------------------------------
+
+def kernel_of(rec):
+    k = rec.get("kernel", "")
+    return LEGACY_KERNELS.get(k, k)
+
+
+def parse_log(path):
+    """[(kind, suite line)] in log order: kind "run" for BENCH-JSON, "discard"
+    for BENCH-DISCARD."""
+    out = []
+    with open(path, errors="replace") as f:
+        for i, line in enumerate(f, 1):
+            tag, _, text = line.rstrip("\r\n").partition(" ")
+            if tag not in ("BENCH-JSON", "BENCH-DISCARD"):
+                continue
+            try:
+                rec = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise BenchError(f"{path}:{i}: unreadable {tag} line ({e})") from e
+            rec["kernel"] = kernel_of(rec)
+            out.append(("run" if tag == "BENCH-JSON" else "discard", rec))
+    return out
+
+
+class Data:
+    """One benchmark invocation: its settings, boots, runs and discarded tries."""
+
+    def __init__(self, meta=None):
+        self.meta = meta or {}
+        self.boots, self.runs, self.discards = [], [], []
+        self.end = None
+        self.source = None      # the raw file, for the page to name
+        self.info = []          # "key: value" lines (LOG mode's --info)
+
+    def cases(self):
+        """{(kernel, run): [runs by repetition]}."""
+        out = {}
+        for r in self.runs:
+            out.setdefault((r["kernel"], r["run"]), []).append(r)
+        for recs in out.values():
+            recs.sort(key=lambda r: r["rep"])
+        return out
+
+    def kernels(self):
+        present = {r["kernel"] for r in self.runs}
+        return [k for k in KERNELS if k in present] + sorted(present - set(KERNELS))
+
+
+def floor_of(data, rec):
+    return max(int(data.meta.get("min_requests") or 0), int(rec.get("min_requests") or 0))
+
+
+def check(data, whole):
+    """Refuse data that cannot give the figures it claims. whole: a raw file,
+    which must also be complete and hold every repetition of every case."""
+    short = [f"{r['kernel']} {r['run']} repetition {r['rep']}: {r['result']['requests']} requests, "
+             f"fewer than {floor_of(data, r)}"
+             for r in data.runs if r["result"]["requests"] < floor_of(data, r)]
+    if short:
+        raise BenchError("runs with fewer requests than their floor (their percentiles would "
+                         "not be supported):\n  " + "\n  ".join(short))
+    seen = set()
+    for r in data.runs:
+        key = (r["kernel"], r["run"], r["rep"])
+        if key in seen:
+            raise BenchError(f"{key[0]} {key[1]} repetition {key[2]} appears twice")
+        seen.add(key)
+    if not whole:
+        return
+    if data.end is None:
+        raise BenchError("no 'end' line: the benchmark did not finish")
+    reps = int(data.meta.get("repetitions") or 0)
+    if reps < 1:
+        raise BenchError("the 'bench' line says no repetitions")
+    want = list(range(1, reps + 1))
+    gaps = [f"{k} {run}: repetitions {[r['rep'] for r in recs]}, not {want}"
+            for (k, run), recs in sorted(data.cases().items())
+            if [r["rep"] for r in recs] != want]
+    if gaps:
+        raise BenchError("cases without every repetition:\n  " + "\n  ".join(gaps))
+
+
+def load_raw(path):
+    lines = []
+    with open(path) as f:
+        for i, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            try:
+                lines.append(json.loads(text))
+            except json.JSONDecodeError as e:
+                raise BenchError(f"{path}:{i}: not JSON ({e})") from e
+    if not lines or lines[0].get("type") != "bench":
+        raise BenchError(f"{path}: the first line is not the 'bench' line")
+    if lines[0].get("format") != RAW_FORMAT:
+        raise BenchError(f"{path}: format {lines[0].get('format')}, this report reads {RAW_FORMAT}")
+    data = Data(lines[0])
+    data.source = path
+    for i, line in enumerate(lines[1:], 2):
+        kind = line.get("type")
+        if kind in ("run", "discard"):
+            if not isinstance(line.get("rep"), int):
+                raise BenchError(f"{path}: line {i}: a {kind} without a repetition index")
+            (data.runs if kind == "run" else data.discards).append(line)
+        elif kind == "boot":
+            data.boots.append(line)
+        elif kind == "end":
+            data.end = line
+        else:
+            raise BenchError(f"{path}: line {i}: unknown type {kind!r}")
+    check(data, whole=True)
+    return data
+
+
+def load_logs(paths, info=None):
+    """Guests' serial logs as one repetition, each log a boot."""
+    data = Data()
     for path in paths:
-        with open(path, errors="replace") as f:
-            for line in f:
-                tag, _, text = line.partition(" ")
-                if tag not in ("BENCH-JSON", "BENCH-DISCARD"):
-                    continue
-                try:
-                    r = json.loads(text)
-                except json.JSONDecodeError as e:
-                    print(f"report: {path}: unreadable {tag} line ({e})", file=sys.stderr)
-                    continue
-                if tag == "BENCH-JSON":
-                    runs[(r["kernel"], r["run"])] = r
-                else:
-                    discarded.append(r)
-    return runs, discarded
+        for kind, rec in parse_log(path):
+            rec["rep"] = 1
+            (data.runs if kind == "run" else data.discards).append(rec)
+    if not data.runs:
+        raise BenchError("no BENCH-JSON lines in " + " ".join(paths))
+    if info:
+        with open(info) as f:
+            data.info = [line.rstrip() for line in f if line.strip()]
+    check(data, whole=False)
+    return data
 
 
-def discarded_table(discarded):
-    rows = [[KERNELS.get(r["kernel"], r["kernel"]), r["run"], str(r["attempt"]),
-             f"{r['result']['request_overrun_max_us'] / 1000:.1f}",
-             us(r["result"]["latency_us"]["p99"]), us(r["result"]["latency_us"]["max"])]
-            for r in discarded]
-    return md_table(["kernel", "run", "try", "max request overrun ms", "p99 µs", "max µs"],
-                    rows, right_from=2)
+def append(raw, fields, log=None, uncounted=None):
+    """Append to RAW the fields as one line, or with LOG one line per run or
+    discarded try in it with the fields added; returns how many lines."""
+    if log is None:
+        lines = [dict(fields)]
+    else:
+        lines = []
+        for kind, rec in parse_log(log):
+            line = dict(fields)
+            for key, value in rec.items():
+                if key in line and line[key] != value:
+                    raise BenchError(f"{log}: the guest says {key} {value!r}, the runner {line[key]!r}")
+                line[key] = value
+            if uncounted:
+                kind, line["why"] = "discard", uncounted
+            elif kind == "discard":
+                line["why"] = "host stall"
+            line["type"] = kind
+            lines.append(line)
+    with open(raw, "a") as f:
+        for line in lines:
+            f.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return len(lines)
 
+
+# --- aggregation over repetitions ------------------------------------------------
+
+def spread(values):
+    """(median, min, max) of values, one per repetition; None for none."""
+    values = list(values)
+    if not values:
+        return None
+    return statistics.median(values), min(values), max(values)
+
+
+def pct_spread(recs, name):
+    """Percentile NAME over the repetitions recs: (spread or None, [n per run]).
+    None unless every repetition's sample supports it."""
+    ns = [r["result"]["requests"] for r in recs]
+    if not recs or not all(supported(name, n) for n in ns):
+        return None, ns
+    return spread(r["result"]["latency_us"][name] for r in recs), ns
+
+
+def ratio_spread(num, den, name="p99"):
+    """Percentile NAME of num over that of den, per repetition: the runs of
+    the same repetition are paired (for two kernels, boots of one round,
+    minutes apart). Returns (spread or None, [(rep, ratio)], why not)."""
+    a = {r["rep"]: r for r in num}
+    b = {r["rep"]: r for r in den}
+    reps = sorted(a.keys() & b.keys())
+    if not reps:
+        return None, [], "not measured"
+    ns = [a[rep]["result"]["requests"] for rep in reps] + [b[rep]["result"]["requests"] for rep in reps]
+    if not all(supported(name, n) for n in ns):
+        return None, [], f"n/a: {name} needs n ≥ {min_samples(name):,} (n = {fmt_n(ns)})"
+    pairs = []
+    for rep in reps:
+        x, y = a[rep]["result"]["latency_us"][name], b[rep]["result"]["latency_us"][name]
+        if not y:
+            return None, [], f"n/a: {name} is 0 in repetition {rep}"
+        pairs.append((rep, x / y))
+    return spread(v for _, v in pairs), pairs, None
+
+
+# --- formatting ---------------------------------------------------------------------
 
 def us(v):
     return "n/a" if v is None else f"{v:,.0f}"
 
 
-def rate(v):
-    return "n/a" if v is None else f"{v:.2f}"
+def fmt_n(ns):
+    lo, hi = min(ns), max(ns)
+    return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
 
 
-def limit(r):
-    if r["quota_us"] is None:
-        return "max", "–"
-    return f"{r['quota_us'] // 1000} / {r['period_us'] // 1000} ms", f"{r['burst_us'] // 1000} ms"
+def fmt_spread(s, fmt=us):
+    """median [min–max]; the median alone when the repetitions agree or are one."""
+    med, lo, hi = s
+    return fmt(med) if lo == hi else f"{fmt(med)} [{fmt(lo)}–{fmt(hi)}]"
 
 
-def usage(r):
-    """(usage s, average use / quota, bound s, usage / bound) or Nones."""
-    res, st = r["result"], r["result"]["cpu_stat"]
-    u = st.get("usage_usec")
-    if u is None:
-        return None, None, None, None
-    el = res["elapsed_us"]
-    if r["quota_us"] is None:
-        return u / 1e6, None, None, None
-    per_quota = (u / el) / (r["quota_us"] / r["period_us"])
-    b = res.get("bound_usec")
-    return u / 1e6, per_quota, b / 1e6 if b else None, u / b if b else None
-
-
-def achieved_rps(res):
-    """The rate a run served, or None from a burstbench before "rps_elapsed_s",
-    whose "rps" divided by the scheduled window: that says the requested rate
-    for a run that fell behind, so it is not shown as achieved."""
-    return res["rps"] if "rps_elapsed_s" in res else None
-
-
-def ordered(runs, scenario):
-    keys = [k for k in runs if runs[k]["scenario"] == scenario]
-    return sorted(keys, key=lambda k: (ORDER.index(k[1]) if k[1] in ORDER else 99,
-                                       k[0] != "patched"))
-
-
-def latency_table(runs, keys):
-    head = ["kernel", "run", "cpu.max", "burst"] + PCTS + ["min", "max", "requests", "rps"]
-    rows = []
-    for k in keys:
-        r = runs[k]
-        lat, res = r["result"]["latency_us"], r["result"]
-        q, b = limit(r)
-        if r.get("burst_enabled") == 0:
-            b += " (off)"
-        rows.append([KERNELS.get(k[0], k[0]), k[1], q, b] + [us(lat[p]) for p in PCTS] +
-                    [us(lat["min"]), us(lat["max"]), str(res["requests"]), rate(achieved_rps(res))])
-    return md_table(head, rows, right_from=4)
-
-
-def bandwidth_table(runs, keys):
-    head = ["kernel", "run", "nr_periods", "nr_throttled", "throttled ms", "nr_bursts",
-            "burst ms", "usage s", "use / quota", "quota·N + burst s", "usage / bound",
-            "max request overrun ms", "try"]
-    rows = []
-    for k in keys:
-        r = runs[k]
-        st, res = r["result"]["cpu_stat"], r["result"]
-        u, per_q, bound, frac = usage(r)
-
-        def n(key, scale=1):
-            v = st.get(key)
-            return "n/a" if v is None else f"{v / scale:,.0f}" if scale == 1 else f"{v / scale:,.1f}"
-        rows.append([KERNELS.get(k[0], k[0]), k[1], n("nr_periods"), n("nr_throttled"),
-                     n("throttled_usec", 1000), n("nr_bursts"), n("burst_usec", 1000),
-                     "n/a" if u is None else f"{u:.3f}",
-                     "–" if per_q is None else f"{per_q:.2f}",
-                     "–" if bound is None else f"{bound:.3f}",
-                     "–" if frac is None else f"{frac:.2f}",
-                     f"{res.get('request_overrun_max_us', 0) / 1000:.1f}",
-                     str(r.get("attempt", 1))])
-    return md_table(head, rows, right_from=2)
+def fmt_pct(recs, name):
+    s, ns = pct_spread(recs, name)
+    return f"n/a (n={fmt_n(ns)})" if s is None else fmt_spread(s)
 
 
 def md_table(head, rows, right_from):
@@ -153,151 +318,419 @@ def md_table(head, rows, right_from):
     return "\n".join(out)
 
 
-def p99(runs, kernel, run):
-    r = runs.get((kernel, run))
-    return None if r is None else r["result"]["latency_us"]["p99"]
+def limit(r):
+    if r["quota_us"] is None:
+        return "max", "–"
+    b = f"{r['burst_us'] // 1000} ms"
+    if r.get("burst_enabled") == 0:
+        b += " (off)"
+    return f"{r['quota_us'] // 1000} / {r['period_us'] // 1000} ms", b
 
 
-def ratio_rows(runs):
+def usage(r):
+    """(average use / quota, usage / bound) of one run, or Nones."""
+    res = r["result"]
+    u, b = res["cpu_stat"].get("usage_usec"), res.get("bound_usec")
+    if u is None or r["quota_us"] is None:
+        return None, None
+    per_quota = (u / res["elapsed_us"]) / (r["quota_us"] / r["period_us"])
+    return per_quota, (u / b if b else None)
+
+
+def achieved_rps(res):
+    """The rate a run served, or None from a burstbench before "rps_elapsed_s",
+    whose "rps" divided by the scheduled window: that says the requested rate
+    for a run that fell behind, so it is not shown as achieved."""
+    return res["rps"] if "rps_elapsed_s" in res else None
+
+
+def ordered(cases, scenario):
+    keys = [k for k, recs in cases.items() if recs[0]["scenario"] == scenario]
+    return sorted(keys, key=lambda k: (ORDER.index(k[1]) if k[1] in ORDER else 99,
+                                       KERNELS.index(k[0]) if k[0] in KERNELS else 9, k))
+
+
+def stat_spread(recs, get, fmt):
+    vals = [get(r) for r in recs]
+    if any(v is None for v in vals):
+        return "–" if all(v is None for v in vals) else "n/a"
+    return fmt_spread(spread(vals), fmt)
+
+
+# --- tables -----------------------------------------------------------------------
+
+def latency_table(cases, keys):
+    head = (["kernel", "run", "cpu.max", "burst", "reps", "n per run"] + PCTS +
+            ["min", "max", "rps"])
+    rows = []
+    for k in keys:
+        recs = cases[k]
+        q, b = limit(recs[0])
+        lat = lambda name: stat_spread(recs, lambda r: r["result"]["latency_us"][name], us)
+        rows.append([k[0], k[1], q, b, str(len(recs)),
+                     fmt_n([r["result"]["requests"] for r in recs])] +
+                    [fmt_pct(recs, p) for p in PCTS] + [lat("min"), lat("max"),
+                     stat_spread(recs, lambda r: achieved_rps(r["result"]), lambda v: f"{v:.2f}")])
+    return md_table(head, rows, right_from=4)
+
+
+def bandwidth_table(cases, keys):
+    head = ["kernel", "run", "reps", "nr_throttled", "throttled ms", "nr_bursts", "burst ms",
+            "use / quota", "usage / (quota·N + burst)", "max request overrun ms", "tries"]
+    rows = []
+    for k in keys:
+        recs = cases[k]
+
+        def st(key, scale=1, fmt=lambda v: f"{v:,.0f}"):
+            return stat_spread(recs, lambda r: None if r["result"]["cpu_stat"].get(key) is None
+                               else r["result"]["cpu_stat"][key] / scale, fmt)
+        one = lambda v: f"{v:,.1f}"
+        two = lambda v: f"{v:.2f}"
+        over = max(r["result"].get("request_overrun_max_us", 0) for r in recs) / 1000
+        rows.append([k[0], k[1], str(len(recs)), st("nr_throttled"), st("throttled_usec", 1000, one),
+                     st("nr_bursts"), st("burst_usec", 1000, one),
+                     stat_spread(recs, lambda r: usage(r)[0], two),
+                     stat_spread(recs, lambda r: usage(r)[1], two),
+                     f"{over:.1f}", ", ".join(str(r.get("attempt", 1)) for r in recs)])
+    return md_table(head, rows, right_from=2)
+
+
+def discarded_table(discards):
+    rows = []
+    for r in sorted(discards, key=lambda r: (r["rep"], KERNELS.index(r["kernel"])
+                                             if r["kernel"] in KERNELS else 9, r["run"])):
+        res = r["result"]
+        rows.append([r["kernel"], r["run"], str(r["rep"]), str(r.get("attempt", 1)),
+                     r.get("why", "host stall"), f"{res['request_overrun_max_us'] / 1000:.1f}",
+                     f"{res['requests']:,}", fmt_pct([r], "p99"), us(res["latency_us"]["max"])])
+    return md_table(["kernel", "run", "rep", "try", "why", "max request overrun ms", "n",
+                     "p99 µs", "max µs"], rows, right_from=3)
+
+
+# (what, numerator case, denominator case, target, test): every ratio is p99
+# over p99, per repetition (ratio_spread).
+RATIOS = [
+    ("scenario 1, ours: p99 quota without burst / p99 with burst",
+     ("ours", "s1-quota"), ("ours", "s1-burst"), "≥ 10", lambda v: v >= 10),
+    ("(context) scenario 1, ours: p99 quota without burst / p99 no limit, "
+     "about the most the first ratio can show on this guest",
+     ("ours", "s1-quota"), ("ours", "s1-nolimit"), None, None),
+    ("scenario 2: p99 mainline (same config), burst capped at quota / p99 ours, burst 30 ms",
+     ("mainline", "s2-capped"), ("ours", "s2-burst"), "≥ 5", lambda v: v >= 5),
+    ("scenario 2: p99 Debian's kernel, burst capped at quota / p99 ours, burst 30 ms",
+     ("stock", "s2-capped"), ("ours", "s2-burst"), "≥ 5", lambda v: v >= 5),
+    ("(control) scenario 2, ours: p99 burst = quota / p99 burst 30 ms: the setting alone",
+     ("ours", "s2-capped"), ("ours", "s2-burst"), None, None),
+    ("(control) scenario 2, burst = quota: p99 ours / p99 mainline (same config): "
+     "the series alone, where mainline works too",
+     ("ours", "s2-capped"), ("mainline", "s2-capped"), None, None),
+    ("scenario 1, ours: p99 with burst / p99 no limit",
+     ("ours", "s1-burst"), ("ours", "s1-nolimit"), "≤ 1.5", lambda v: v <= 1.5),
+    ("scenario 2, ours: p99 with burst / p99 no limit",
+     ("ours", "s2-burst"), ("ours", "s2-nolimit"), "≤ 1.5", lambda v: v <= 1.5),
+    ("scenario 3, control: p99 burst switched off / p99 burst on (scenario 2, ours)",
+     ("ours", "s3-burst-off"), ("ours", "s2-burst"), "> 1 (burst off throttles)", lambda v: v > 1),
+]
+
+
+def ratio_rows(data):
+    cases, kernels = data.cases(), set(data.kernels())
     rows = []
 
-    def ratio(what, num, den, target, good):
-        if num is None or den is None or den == 0:
-            rows.append([what, "n/a", target, "not measured"])
-            return
-        v = num / den
-        verdict = "" if target in ("–", "(none)") else "met" if good(v) else "**missed**"
-        rows.append([what, f"{v:.2f} ({num:,.0f} / {den:,.0f} µs)", target, verdict])
+    def side(key):
+        recs = cases.get(key)
+        if not recs:
+            return "not measured"
+        s, ns = pct_spread(recs, "p99")
+        if s is None:
+            return f"{key[0]} {key[1]}: n/a (n={fmt_n(ns)})"
+        return f"{key[0]} {key[1]}: {fmt_spread(s)} µs, n = {fmt_n(ns)}"
 
-    ratio("scenario 1, ours: p99 quota without burst / p99 with burst",
-          p99(runs, "patched", "s1-quota"), p99(runs, "patched", "s1-burst"), "≥ 10",
-          lambda v: v >= 10)
-    ratio("(context) scenario 1, ours: p99 quota without burst / p99 no limit, "
-          "about the most the first ratio can show on this guest",
-          p99(runs, "patched", "s1-quota"), p99(runs, "patched", "s1-nolimit"), "–",
-          lambda v: True)
-    ratio("scenario 2: p99 stock, burst capped at quota / p99 ours, burst 30 ms",
-          p99(runs, "stock", "s2-capped"), p99(runs, "patched", "s2-burst"), "≥ 5",
-          lambda v: v >= 5)
-    ratio("scenario 1, ours: p99 with burst / p99 no limit",
-          p99(runs, "patched", "s1-burst"), p99(runs, "patched", "s1-nolimit"), "≤ 1.5",
-          lambda v: v <= 1.5)
-    ratio("scenario 2, ours: p99 with burst / p99 no limit",
-          p99(runs, "patched", "s2-burst"), p99(runs, "patched", "s2-nolimit"), "≤ 1.5",
-          lambda v: v <= 1.5)
-    ratio("scenario 3, control: p99 burst switched off / p99 burst on (scenario 2, ours)",
-          p99(runs, "patched", "s3-burst-off"), p99(runs, "patched", "s2-burst"),
-          "> 1 (burst off throttles)", lambda v: v > 1)
-    ratio("scenario 1, stock (extra): p99 quota without burst / p99 with burst",
-          p99(runs, "stock", "s1-quota"), p99(runs, "stock", "s1-burst"), "–",
-          lambda v: True)
-    limited = [(k, usage(r)) for k, r in sorted(runs.items()) if r["quota_us"] is not None]
-    fracs = [(u[3], k) for k, u in limited if u[3] is not None]
+    for what, num, den, target, good in RATIOS:
+        # A setup without a kernel (make bench boots no mainline) has no row for it.
+        if num[0] not in kernels or den[0] not in kernels:
+            continue
+        s, pairs, why = ratio_spread(cases.get(num, []), cases.get(den, []))
+        if s is None:
+            rows.append([what, why, side(num), side(den), target or "–", ""])
+            continue
+        verdict = ""
+        if good is not None:
+            met = sum(1 for _, v in pairs if good(v))
+            verdict = ("met" if good(s[0]) else "**missed**") + f" (median; {met} of {len(pairs)} repetitions met it)"
+        rows.append([what, fmt_spread(s, lambda v: f"{v:.2f}"), side(num), side(den),
+                     target or "–", verdict])
+    fracs = [(usage(r)[1], r) for r in data.runs if usage(r)[1] is not None]
     if fracs:
-        worst, wk = max(fracs)
-        over = [f"{KERNELS.get(k[0], k[0])} {k[1]}" for f, k in fracs if f > 1]
-        rows.append(["long-run usage / (quota·N + burst), every limited run: the largest",
-                     f"{worst:.2f} ({KERNELS.get(wk[0], wk[0])} {wk[1]}, {len(fracs)} runs)",
-                     "≤ 1", "met" if not over else "**missed**: " + ", ".join(over)])
-    return md_table(["ratio", "measured", "target", ""], rows, right_from=9)
+        worst, wr = max(fracs, key=lambda f: f[0])
+        over = sorted({f"{r['kernel']} {r['run']} rep {r['rep']}" for f, r in fracs if f > 1})
+        rows.append(["long-run usage / (quota·N + burst), every limited run of every repetition: "
+                     "the largest", f"{worst:.2f} ({wr['kernel']} {wr['run']}, repetition "
+                     f"{wr['rep']}; {len(fracs)} runs)", "–", "–", "≤ 1",
+                     "met" if not over else "**missed**: " + ", ".join(over)])
+    return md_table(["ratio", "median [min–max] over repetitions", "numerator: p99 median [min–max]",
+                     "denominator: p99 median [min–max]", "target", ""], rows, right_from=9)
 
 
-# Line colour per kind of run; stock's lines are dashed.
+def rule_text():
+    """The support rule in words, with every percentile's floor."""
+    needs = ", ".join(f"{p} {min_samples(p):,}" for p in PCTS)
+    return (f"**Samples.** A percentile is shown only when at least {TAIL} samples lie beyond "
+            f"it (`bench/report.py`, `min_samples`): burstbench's pXX of n samples is the one "
+            f"of rank ⌈XX/100 · n⌉, and n minus that rank must be at least {TAIL}, so pXX needs "
+            f"n ≥ {TAIL} / (1 − XX/100): {needs}. Below that a table says n/a and gives n.")
+
+
+def samples_text(data):
+    """The support rule, and what it meant for these runs."""
+    ns = [r["result"]["requests"] for r in data.runs]
+    shown = [p for p in PCTS if all(supported(p, n) for n in ns)]
+    hidden = [p for p in PCTS if p not in shown]
+    reps = sorted({len(recs) for recs in data.cases().values()})
+    floor = int(data.meta.get("min_requests") or 0)
+    text = rule_text() + f" Here every run has n = {fmt_n(ns)} measured requests"
+    if floor:
+        text += (f" (the runner sizes each run's window for {floor:,}, what p99 needs, and a run "
+                 f"with fewer fails the benchmark)")
+    text += (", so " + (", ".join(hidden) + " " + ("is" if len(hidden) == 1 else "are") +
+                        " n/a" if hidden else "every percentile is shown") + ". ")
+    if reps == [1]:
+        text += "Each case ran once; ratios are of single runs."
+    else:
+        text += (f"Each case ran {' or '.join(map(str, reps))} times (repetitions); a table "
+                 f"cell is the median over the repetitions and, in brackets, the smallest and "
+                 f"the largest, and a ratio is computed per repetition (see Ratios) and "
+                 f"summarised the same way.")
+    return text
+
+
+def run_lines(data, md):
+    """The "Last run" lines: from the raw file's own records, or --info's.
+    md: the page, which links to the raw file."""
+    if not data.meta:
+        return data.info
+    m, end = data.meta, data.end or {}
+    out = [f"date: {m.get('date', '?')}, {m.get('commit', '?')}",
+           f"host: {m.get('host_cpus', '?')} CPUs ({m.get('host_model', '?')}), load average "
+           f"before {m.get('loadavg_before', '?')}, after {end.get('loadavg_after', '?')}",
+           f"guest: {m.get('guest', '?')}"]
+    first = {}
+    for r in data.runs:
+        first.setdefault(r["kernel"], r)
+    for k in data.kernels():
+        r = first[k]
+        out.append(f"{KERNEL_NAMES.get(k, k)}: {r.get('release', '?')} ({r.get('image', '?')}, "
+                   f"sha256 {str(r.get('image_sha256', '?'))[:16]}); config: {r.get('config', '?')}")
+    if "ours" in first and "mainline" in first and first["ours"].get("config") != first["mainline"].get("config"):
+        out.append("**ours and mainline were built with different configs**: the comparison "
+                   "is not of the series alone")
+    order = ", ".join(m.get("kernels", "").split(","))
+    out.append(f"{m.get('repetitions', '?')} repetitions; in each, one boot per kernel in the "
+               f"order {order}, running every case for that kernel once")
+    for b in data.boots:
+        again = "" if b.get("counted", 1) else " (not counted: booted again)"
+        out.append(f"repetition {b['rep']}, {b['kernel']}, boot {b.get('boot_try', 1)}: host CPU "
+                   f"pressure {b.get('host_cpu_pressure_pct', '?')}%, other QEMU guests "
+                   f"alongside: {b.get('other_guests', '?')}, {b.get('seconds', '?')} s{again}")
+    out.append("host CPU pressure: share of the boot in which some host task waited for a CPU "
+               "(/proc/pressure/cpu), our guest's own QEMU threads included")
+    windows = {}
+    for r in data.runs:
+        windows.setdefault(r["scenario"], set()).add(r["result"]["runtime_s"])
+    measured = ", ".join(f"scenario {s}: {', '.join(f'{v:g}' for v in sorted(w))} s"
+                         for s, w in sorted(windows.items()))
+    out.append(f"runs: at least {m.get('min_requests', '?')} requests each, measured over the "
+               f"shortest window of whole batches that holds them ({measured}) after "
+               f"{m.get('warmup_s', '?')} s warm-up; up to {m.get('attempts', '?')} tries when the "
+               f"host stalled a request by more than {int(m.get('stall_us', 20000)) // 1000} ms; "
+               f"the boots took {end.get('boots_s', '?')} s ({end.get('elapsed_s', '?')} s with waiting)")
+    if data.source:
+        src = os.path.relpath(data.source, TOP)
+        link = os.path.relpath(data.source, os.path.dirname(os.path.abspath(md)))
+        out.append(f"raw data: [`{src}`]({link}); "
+                   f"every figure here is computed from it alone: `bench/report.py --from {src} "
+                   f"--template bench/benchmarks.md.in --setup bench/setup-kernel.md "
+                   f"--generator '{m.get('generator', '?')}' --md OUT.md --png OUT.png`")
+    return out
+
+
+# --- the plot -----------------------------------------------------------------------
+
+# Line colour per kind of run; dashes tell the kernels apart.
 COLOURS = {"nolimit": "#7f7f7f", "quota": "#1f77b4", "burst": "#2ca02c",
            "capped": "#d62728", "burst-off": "#9467bd"}
+DASHES = {"ours": 1, "mainline": 2, "stock": 3}
+POINTS = {"ours": 7, "mainline": 6, "stock": 4}
 
 
 def style(key):
     kind = key[1].split("-", 1)[1]
-    dash = "dt 2" if key[0] == "stock" else "dt 1"
-    return f'lc rgb "{COLOURS.get(kind, "black")}" {dash} lw 2 pt {7 if key[0] == "patched" else 6}'
+    return (f'lc rgb "{COLOURS.get(kind, "black")}" dt {DASHES.get(key[0], 4)} lw 2 '
+            f'pt {POINTS.get(key[0], 1)}')
 
 
-def plot(runs, png):
-    """Latency percentiles per scenario, log scale; one panel per scenario."""
-    xs = PCTS + ["max"]
+def plot_rows(recs, pcts):
+    """(x label, median, min, max) for each of pcts and the max."""
+    rows = []
+    for x in pcts + ["max"]:
+        s = (spread(r["result"]["latency_us"]["max"] for r in recs) if x == "max"
+             else pct_spread(recs, x)[0])
+        rows.append((x,) + tuple(max(v, 1) for v in s))
+    return rows
+
+
+def plot(data, png):
+    """Latency percentiles per scenario, log scale, one panel per scenario:
+    the median over repetitions with the min–max as error bars."""
+    if shutil.which("gnuplot") is None:
+        print("report: no gnuplot here (make bench-deps installs it): no plot", file=sys.stderr)
+        return False
+    cases = data.cases()
     panels = []
     with tempfile.TemporaryDirectory() as tmp:
         for scenario, title, _ in SCENARIOS:
-            keys = ordered(runs, scenario)
+            keys = ordered(cases, scenario)
             if scenario == 3:   # the control next to what it controls
-                keys = [k for k in ordered(runs, 2) if k[0] == "patched"] + keys
+                keys = [k for k in ordered(cases, 2) if k == ("ours", "s2-burst")] + keys
             if not keys:
                 continue
-            dat = os.path.join(tmp, f"s{scenario}.dat")
-            with open(dat, "w") as f:
-                f.write("pct " + " ".join(f'"{KERNELS.get(k[0], k[0])} {k[1]}"' for k in keys) + "\n")
-                for x in xs:
-                    vals = [max(runs[k]["result"]["latency_us"][x], 1) for k in keys]
-                    f.write(f"{x} " + " ".join(f"{v}" for v in vals) + "\n")
-            panels.append((dat, title.split(":")[0], keys))
+            # Only what every case here supports, so no line crosses an n/a.
+            pcts = [p for p in PCTS
+                    if all(supported(p, r["result"]["requests"]) for k in keys for r in cases[k])]
+            files = []
+            for i, k in enumerate(keys):
+                dat = os.path.join(tmp, f"s{scenario}-{i}.dat")
+                with open(dat, "w") as f:
+                    for row in plot_rows(cases[k], pcts):
+                        f.write(" ".join(str(v) for v in row) + "\n")
+                files.append((dat, k))
+            panels.append((title.split(":")[0], files))
         if not panels:
             return False
-        gp = [f'set terminal pngcairo size {560 * len(panels)},500 font "sans,9"',
+        reps = max(len(recs) for recs in cases.values())
+        gp = [f'set terminal pngcairo size {560 * len(panels)},520 font "sans,9"',
               f'set output "{png}"',
               f"set multiplot layout 1,{len(panels)} title "
-              '"burstbench latency beyond CPU time, QEMU TCG, 2 vCPUs"',
+              f'"burstbench latency beyond CPU time, QEMU TCG, 2 vCPUs; median of {reps}, '
+              f'bars min–max; n/a percentiles left out"',
               "set logscale y", "set format y '10^{%L}'", "set grid ytics mytics",
               "set ylabel 'latency (µs)'",
-              "set key below font ',8' maxrows 3", "set yrange [100:*]", "set style data linespoints"]
-        for dat, title, keys in panels:
-            series = [f'"{dat}" using {i + 2}:xtic(1) title columnheader({i + 2}) {style(k)}'
-                      for i, k in enumerate(keys)]
+              "set key below font ',8' maxrows 3", "set yrange [100:*]", "set offsets 0.3, 0.3, 0, 0"]
+        for title, files in panels:
+            series = [f'"{dat}" using 0:2:3:4:xtic(1) with yerrorlines title "{k[0]} {k[1]} '
+                      f'(n={fmt_n([r["result"]["requests"] for r in cases[k]])})" {style(k)}'
+                      for dat, k in files]
             gp += [f'set title "{title}"', "plot " + ", ".join(series)]
         gp.append("unset multiplot")
         subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
     return True
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--template", required=True)
-    ap.add_argument("--md", required=True)
-    ap.add_argument("--png", required=True)
-    ap.add_argument("--info", help="file of 'key: value' lines about the run")
-    ap.add_argument("--setup", required=True, help="markdown: how the runs were made")
-    ap.add_argument("--generator", required=True, help="the command that regenerates OUT.md")
-    ap.add_argument("logs", nargs="+")
-    a = ap.parse_args()
+# --- the page -------------------------------------------------------------------------
 
-    runs, discarded = load(a.logs)
-    if not runs:
-        sys.exit("report: no BENCH-JSON lines in " + " ".join(a.logs))
-    tables = []
+def tables(data):
+    cases = data.cases()
+    out = []
     for scenario, title, shape in SCENARIOS:
-        keys = ordered(runs, scenario)
+        keys = ordered(cases, scenario)
         if not keys:
             continue
-        tables += [f"### {title}", "", shape + ".", "",
-                   "Latency beyond CPU time (µs):", "", latency_table(runs, keys), "",
-                   "Bandwidth over the measured window (cpu.stat deltas):", "",
-                   bandwidth_table(runs, keys), ""]
-    if discarded:
-        tables += ["### Discarded tries", "",
-                   "Tries run again because the host stalled a request (see Method):", "",
-                   discarded_table(discarded), ""]
+        reps = max(len(cases[k]) for k in keys)
+        how = "median [min–max] over the repetitions" if reps > 1 else "one run each"
+        out += [f"### {title}", "", shape + ".", "",
+                f"Latency beyond CPU time (µs; {how}; n per run: measured requests):", "",
+                latency_table(cases, keys), "",
+                f"Bandwidth over the measured window (cpu.stat deltas; {how}):", "",
+                bandwidth_table(cases, keys), ""]
+    if data.discards:
+        out += ["### Discarded tries and boots", "",
+                "Tries run again because the host stalled a request, and runs of boots booted "
+                "again because another guest ran alongside (see Method); none of them counts:", "",
+                discarded_table(data.discards), ""]
     else:
-        tables += ["No try was discarded for a host stall.", ""]
-    tables = "\n".join(tables).rstrip() + "\n"
-    ratios = ratio_rows(runs) + "\n"
-    info = open(a.info).read().rstrip() + "\n" if a.info else ""
+        out += ["No try was discarded for a host stall.", ""]
+    return "\n".join(out).rstrip() + "\n"
 
-    print(tables)
+
+def render(data, template, setup, generator, md, png):
+    body = tables(data)
+    ratios = ratio_rows(data) + "\n"
+    print(body)
     print("### Ratios\n")
     print(ratios)
-    plotted = plot(runs, a.png)
-    with open(a.template) as f:
+    plotted = plot(data, png)
+    with open(template) as f:
         doc = f.read()
-    run = "\n".join(f"- {line}" for line in info.splitlines() if line.strip())
-    doc = doc.replace("@RUN@", run).replace("@TABLES@", tables.rstrip())
-    doc = doc.replace("@RATIOS@", ratios.rstrip())
-    with open(a.setup) as f:
+    with open(setup) as f:
         doc = doc.replace("@SETUP@", f.read().rstrip())
-    doc = doc.replace("@GENERATOR@", a.generator).replace("@PNG@", os.path.basename(a.png))
-    with open(a.md, "w") as f:
+    run = "\n".join(f"- {line}" for line in run_lines(data, md))
+    doc = doc.replace("@RUN@", run).replace("@SAMPLES@", samples_text(data))
+    doc = doc.replace("@TABLES@", body.rstrip()).replace("@RATIOS@", ratios.rstrip())
+    doc = doc.replace("@GENERATOR@", generator).replace("@PNG@", os.path.basename(png))
+    with open(md, "w") as f:
         f.write(doc)
-    print(f"report: wrote {a.md}" + (f" and {a.png}" if plotted else " (no plot)"))
+    print(f"report: wrote {md}" + (f" and {png}" if plotted else " (no plot)"))
+
+
+def field(text, number):
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    if number:
+        try:
+            value = int(value)
+        except ValueError:
+            try:
+                value = float(value)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+    return key, value
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--from", dest="raw", metavar="RAW", help="the raw JSON-lines file to report")
+    ap.add_argument("--append", metavar="RAW", help="add lines to RAW (see above)")
+    ap.add_argument("--str", action="append", default=[], type=lambda t: field(t, False),
+                    metavar="KEY=VALUE", help="--append: a text field")
+    ap.add_argument("--num", action="append", default=[], type=lambda t: field(t, True),
+                    metavar="KEY=NUMBER", help="--append: a number field")
+    ap.add_argument("--uncounted", metavar="WHY", help="--append: LOG's runs do not count, because WHY")
+    ap.add_argument("--min-samples", metavar="PCT", help="print the samples PCT (p99) needs")
+    ap.add_argument("--template")
+    ap.add_argument("--md")
+    ap.add_argument("--png")
+    ap.add_argument("--info", help="LOG mode: file of 'key: value' lines about the run")
+    ap.add_argument("--setup", help="markdown: how the runs were made")
+    ap.add_argument("--generator", help="the command that regenerates OUT.md")
+    ap.add_argument("logs", nargs="*")
+    a = ap.parse_args(argv)
+
+    try:
+        if a.min_samples:
+            if a.min_samples not in PCTS:
+                ap.error(f"--min-samples: one of {', '.join(PCTS)}")
+            print(min_samples(a.min_samples))
+            return 0
+        if a.append:
+            if len(a.logs) > 1:
+                ap.error("--append takes one LOG at most")
+            n = append(a.append, dict(a.str + a.num), a.logs[0] if a.logs else None, a.uncounted)
+            if a.logs and n == 0:
+                raise BenchError(f"{a.logs[0]}: no BENCH-JSON or BENCH-DISCARD line")
+            return 0
+        missing = [o for o in ("template", "setup", "generator", "md", "png") if not getattr(a, o)]
+        if missing:
+            ap.error("the report needs --" + ", --".join(missing))
+        if bool(a.raw) == bool(a.logs):
+            ap.error("give either --from RAW or LOG...")
+        data = load_raw(a.raw) if a.raw else load_logs(a.logs, a.info)
+        render(data, a.template, a.setup, a.generator, a.md, a.png)
+    except BenchError as e:
+        print(f"report: {e}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,14 +1,22 @@
 # Helpers for timing guests under TCG, sourced by bench/run-kernel.sh and
 # bench/run-image.sh: timing is only meaningful when our guest has the
 # host's CPUs to itself. The sourcing script sets ours_pattern, and for
-# write_info: top, out, load_before, notes, boots_ms, elapsed.
+# write_info (bench/run-image.sh's; bench/run-kernel.sh records the same in
+# its raw file): top, out, load_before, notes, boots_ms, elapsed.
 # shellcheck shell=bash
 
 # The run settings both setups pass to bench/suite.sh, and the kernel
-# command-line words that carry them into the guest.
+# command-line words that carry them into the guest. With BENCH_MIN_REQUESTS
+# (bench/run-kernel.sh sets it) the suite sizes each run's window to hold
+# that many requests, and BENCH_RUNTIME does not apply.
 runtime=${BENCH_RUNTIME:-15} warmup=${BENCH_WARMUP:-2} attempts=${BENCH_ATTEMPTS:-2}
 # shellcheck disable=SC2034 # used by the sourcing script
-append="BENCH_RUNTIME=$runtime BENCH_WARMUP=$warmup BENCH_ATTEMPTS=$attempts"
+append="BENCH_WARMUP=$warmup BENCH_ATTEMPTS=$attempts"
+if [[ -n ${BENCH_MIN_REQUESTS:-} ]]; then
+	append+=" BENCH_MIN_REQUESTS=$BENCH_MIN_REQUESTS"
+else
+	append+=" BENCH_RUNTIME=$runtime"
+fi
 append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
 # How long some host task waited for a CPU (PSI), in microseconds so far.

@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host unit tests of bench/report.py (make check-bench), on synthetic runs:
+the percentile support rule, the aggregation over repetitions, ratios
+across kernels, the raw file (writing, reading, refusing), the page; and
+bench/suite.sh's run windows against burstbench's own count of requests.
+
+BURSTBENCH=path also runs the real binary on the suite's arguments."""
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report  # noqa: E402
+
+SUITE = os.path.join(HERE, "suite.sh")
+TEMPLATE = os.path.join(HERE, "benchmarks.md.in")
+SETUP = os.path.join(HERE, "setup-kernel.md")
+
+
+def result(requests=502, p99=5000.0, scale=1.0, runtime_s=52.605, max_us=None):
+    """burstbench's JSON for a run, latencies scaled from p99."""
+    lat = {"p50": p99 * 0.2 * scale, "p75": p99 * 0.4 * scale, "p90": p99 * 0.6 * scale,
+           "p95": p99 * 0.8 * scale, "p99": p99 * scale, "p99.5": p99 * 1.1 * scale,
+           "p99.9": p99 * 1.2 * scale, "min": 100.0, "max": max_us or p99 * 1.3 * scale,
+           "mean": p99 * 0.3 * scale}
+    return {"threads": 2, "batch": 2, "rate": 9.5238, "cputime_us": 15000, "runtime_s": runtime_s,
+            "warmup_s": 2, "requests": requests, "unfinished": 0, "rps": 9.52,
+            "rps_elapsed_s": runtime_s, "latency_us": lat, "cgroup": "/sys/fs/cgroup/bench-x",
+            "limit": None,
+            "cpu_stat": {"usage_usec": 2200000, "nr_periods": 1050, "nr_throttled": 10,
+                         "throttled_usec": 400000, "nr_bursts": 80, "burst_usec": 700000},
+            "elapsed_us": int(runtime_s * 1e6), "process_cpu_us": 2300000,
+            "requests_cpu_us": 2200000, "request_overrun_max_us": 3000, "bound_usec": 3000000}
+
+
+CASES = {  # run: (scenario, quota, period, burst, kernels)
+    "s1-nolimit": (1, None, 100000, 0, ["ours"]),
+    "s1-quota": (1, 70000, 100000, 0, ["ours"]),
+    "s1-burst": (1, 70000, 100000, 40000, ["ours"]),
+    "s2-nolimit": (2, None, 50000, 0, ["ours"]),
+    "s2-capped": (2, 10000, 50000, 10000, ["ours", "mainline", "stock"]),
+    "s2-burst": (2, 10000, 50000, 30000, ["ours"]),
+    "s3-burst-off": (3, 10000, 50000, 30000, ["ours"]),
+}
+
+
+def suite_line(run, kernel, **res):
+    scenario, quota, period, burst, _ = CASES[run]
+    return {"run": run, "scenario": scenario, "kernel": kernel,
+            "expect": "patched" if kernel == "ours" else "stock", "release": f"6.1.0-{kernel}",
+            "version": "#1 SMP", "cpus": 2, "quota_us": quota, "period_us": period,
+            "burst_us": burst, "burst_enabled": 0 if run == "s3-burst-off" else 1, "load": "S2",
+            "min_requests": 500, "attempt": 1, "result": result(**res)}
+
+
+def bench_line(reps=3, min_requests=500):
+    return {"type": "bench", "format": 1, "generator": "make bench-kernel",
+            "date": "2026-12-05 01:00 UTC", "commit": "abc1234", "host_cpus": 2,
+            "host_model": "test", "loadavg_before": "0.1 0.1 0.1", "guest": "QEMU test",
+            "repetitions": reps, "kernels": "ours,mainline,stock", "min_requests": min_requests,
+            "warmup_s": 2, "attempts": 2, "stall_us": 20000}
+
+
+CONFIG = "x86_64_defconfig + kvm_guest.config + kernel/config/guest.config (sha256 0123)"
+
+
+def run_line(run, kernel, rep, **res):
+    line = suite_line(run, kernel, **res)
+    line.update({"type": "run", "rep": rep, "boot_try": 1, "host_cpu_pressure_pct": 1,
+                 "other_guests": 0, "image": f"bzImage-{kernel}", "image_sha256": "f" * 64,
+                 "config": CONFIG if kernel != "stock" else "Debian's own"})
+    return line
+
+
+def full_runs(reps=3, p99=None):
+    """Every case of every kernel, p99 by (kernel, run, rep) or 5000."""
+    p99 = p99 or {}
+    return [run_line(run, k, rep, p99=p99.get((k, run, rep), 5000.0))
+            for rep in range(1, reps + 1) for run, c in CASES.items() for k in c[4]]
+
+
+def write_raw(path, runs, reps=3, end=True, head=None):
+    with open(path, "w") as f:
+        f.write(json.dumps(head or bench_line(reps)) + "\n")
+        for rep in range(1, reps + 1):
+            for k in report.KERNELS:
+                f.write(json.dumps({"type": "boot", "rep": rep, "kernel": k, "boot_try": 1,
+                                    "counted": 1, "host_cpu_pressure_pct": 2,
+                                    "other_guests": 0, "seconds": 60}) + "\n")
+        for r in runs:
+            f.write(json.dumps(r) + "\n")
+        if end:
+            f.write(json.dumps({"type": "end", "loadavg_after": "0.2 0.2 0.2", "boots_s": 1500,
+                                "elapsed_s": 1560}) + "\n")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def quiet(fn, *args):
+    """fn(*args) with stdout and stderr captured: (value, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        value = fn(*args)
+    return value, out.getvalue(), err.getvalue()
+
+
+class SupportRule(unittest.TestCase):
+    def test_floors(self):
+        self.assertEqual([report.min_samples(p) for p in report.PCTS],
+                         [10, 20, 50, 100, 500, 1000, 5000])
+
+    def test_rule_is_five_samples_beyond_burstbench_rank(self):
+        # burstbench's nearest rank (bench/stats.c), computed as it does.
+        for p in report.PCTS:
+            q = float(p[1:])
+            for n in range(1, 6001):
+                rank = min(n, max(1, math.ceil(q / 100.0 * n - 1e-9)))
+                self.assertEqual(report.supported(p, n), n - rank >= report.TAIL, (p, n))
+
+    def test_cell_below_and_at_the_floor(self):
+        self.assertEqual(report.fmt_pct([run_line("s2-burst", "ours", 1, requests=499)], "p99"),
+                         "n/a (n=499)")
+        self.assertEqual(report.fmt_pct([run_line("s2-burst", "ours", 1, requests=500)], "p99"),
+                         "5,000")
+        self.assertEqual(report.fmt_pct([run_line("s2-burst", "ours", 1, requests=500)], "p99.5"),
+                         "n/a (n=500)")
+
+    def test_one_short_repetition_hides_the_percentile(self):
+        recs = [run_line("s2-burst", "ours", rep, requests=n) for rep, n in ((1, 500), (2, 499), (3, 502))]
+        self.assertEqual(report.fmt_pct(recs, "p99"), "n/a (n=499–502)")
+        self.assertEqual(report.fmt_pct(recs, "p95"), "4,000")
+
+    def test_cli(self):
+        out = subprocess.run([sys.executable, report.__file__, "--min-samples", "p99"],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out, "500\n")
+        bad = subprocess.run([sys.executable, report.__file__, "--min-samples", "p98"],
+                             capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 2)
+
+
+class Aggregation(unittest.TestCase):
+    def test_spread(self):
+        self.assertEqual(report.spread([3, 1, 2]), (2, 1, 3))
+        # Skewed, so a mean (11) would not pass for the median (2).
+        self.assertEqual(report.spread([30, 1, 2]), (2, 1, 30))
+        self.assertEqual(report.spread([4, 1, 3, 2]), (2.5, 1, 4))
+        self.assertIsNone(report.spread([]))
+
+    def test_percentile_over_repetitions(self):
+        recs = [run_line("s2-burst", "ours", rep, p99=v) for rep, v in ((1, 10.0), (2, 30.0), (3, 20.0))]
+        s, ns = report.pct_spread(recs, "p99")
+        self.assertEqual((s, ns), ((20.0, 10.0, 30.0), [502, 502, 502]))
+        self.assertEqual(report.fmt_spread(s), "20 [10–30]")
+        self.assertEqual(report.fmt_spread((7.0, 7.0, 7.0)), "7")
+
+    def test_latency_table_row(self):
+        data = report.Data(bench_line())
+        data.runs = [run_line("s2-burst", "ours", rep, p99=v) for rep, v in ((1, 1000.0), (2, 3000.0), (3, 2000.0))]
+        table = report.latency_table(data.cases(), [("ours", "s2-burst")])
+        row = table.splitlines()[2].split(" | ")
+        head = table.splitlines()[0].split(" | ")
+        cell = dict(zip(head, row))
+        self.assertEqual(cell["reps"], "3")
+        self.assertEqual(cell["n per run"], "502")
+        self.assertEqual(cell["p99"], "2,000 [1,000–3,000]")
+        self.assertEqual(cell["p99.5"], "n/a (n=502)")
+        self.assertEqual(cell["p99.9"], "n/a (n=502)")
+
+
+class Ratios(unittest.TestCase):
+    def recs(self, kernel, run, by_rep, reverse=False):
+        return [run_line(run, kernel, rep, p99=v) for rep, v in sorted(by_rep.items(), reverse=reverse)]
+
+    def test_paired_by_repetition(self):
+        # The two sides in opposite orders: pairing is by index, not position.
+        num = self.recs("mainline", "s2-capped", {1: 100.0, 2: 300.0, 3: 200.0}, reverse=True)
+        den = self.recs("ours", "s2-burst", {1: 10.0, 2: 50.0, 3: 40.0})
+        s, pairs, why = report.ratio_spread(num, den)
+        self.assertIsNone(why)
+        self.assertEqual(pairs, [(1, 10.0), (2, 6.0), (3, 5.0)])
+        # The median of the ratios (6), not the ratio of the medians (200 / 40 = 5).
+        self.assertEqual(s, (6.0, 5.0, 10.0))
+
+    def test_only_common_repetitions(self):
+        num = self.recs("ours", "s1-quota", {1: 100.0, 2: 300.0, 3: 200.0})
+        den = self.recs("ours", "s1-burst", {1: 10.0, 3: 20.0})
+        self.assertEqual(report.ratio_spread(num, den)[1], [(1, 10.0), (3, 10.0)])
+
+    def test_unsupported_and_zero(self):
+        short = [run_line("s2-capped", "stock", 1, requests=150)]
+        den = [run_line("s2-burst", "ours", 1)]
+        s, _, why = report.ratio_spread(short, den)
+        self.assertIsNone(s)
+        self.assertIn("p99 needs n ≥ 500", why)
+        zero = [run_line("s2-burst", "ours", 1, p99=0.0)]
+        self.assertIn("is 0", report.ratio_spread(den, zero)[2])
+        self.assertEqual(report.ratio_spread([], den)[2], "not measured")
+
+    def test_rows_across_kernels(self):
+        p99 = {("mainline", "s2-capped", 1): 100.0, ("mainline", "s2-capped", 2): 300.0,
+               ("mainline", "s2-capped", 3): 200.0, ("ours", "s2-burst", 1): 10.0,
+               ("ours", "s2-burst", 2): 50.0, ("ours", "s2-burst", 3): 40.0,
+               ("stock", "s2-capped", 1): 40.0, ("stock", "s2-capped", 2): 300.0,
+               ("stock", "s2-capped", 3): 400.0}
+        data = report.Data(bench_line())
+        data.runs = full_runs(p99=p99)
+        rows = {r.split(" | ")[0].lstrip("| "): r for r in report.ratio_rows(data).splitlines()[2:]}
+        mainline = rows["scenario 2: p99 mainline (same config), burst capped at quota / p99 ours, burst 30 ms"]
+        self.assertIn("| 6.00 [5.00–10.00] |", mainline)
+        self.assertIn("met (median; 3 of 3 repetitions met it)", mainline)
+        self.assertIn("mainline s2-capped: 200 [100–300] µs, n = 502", mainline)
+        stock = rows["scenario 2: p99 Debian's kernel, burst capped at quota / p99 ours, burst 30 ms"]
+        # 4, 6, 10: the target is judged on the median, which meets it; one repetition does not.
+        self.assertIn("| 6.00 [4.00–10.00] |", stock)
+        self.assertIn("| met (median; 2 of 3 repetitions met it)", stock)
+        s1 = rows["scenario 1, ours: p99 quota without burst / p99 with burst"]
+        self.assertIn("| 1.00 |", s1)
+        self.assertIn("**missed** (median; 0 of 3 repetitions met it)", s1)
+
+    def test_no_row_for_a_kernel_the_setup_lacks(self):
+        data = report.Data()
+        data.runs = [r for r in full_runs(reps=1) if r["kernel"] != "mainline"]
+        text = report.ratio_rows(data)
+        self.assertNotIn("mainline", text)
+        self.assertIn("Debian's kernel", text)
+
+
+class RawFile(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.tmp = self.dir.name
+        self.raw = os.path.join(self.tmp, "kernel-test.jsonl")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def log(self, lines):
+        path = os.path.join(self.tmp, "serial.log.txt")
+        with open(path, "w") as f:
+            f.write("GUEST-BEGIN kernel=6.1.0 suite=bench-suite expect=stock cpus=2\r\n1..1\r\n")
+            for tag, line in lines:
+                f.write(f"{tag} {json.dumps(line)}\r\n")
+            f.write("ok 1 - s2-capped\r\nKLOG [0.0] noise BENCH-JSON not at the start\r\nGUEST-RESULT rc=0\r\n")
+        return path
+
+    def test_append_then_read(self):
+        report.append(self.raw, bench_line(reps=1))
+        discarded = suite_line("s2-capped", "mainline", requests=502)
+        discarded["result"]["request_overrun_max_us"] = 80000
+        counted = suite_line("s2-capped", "mainline", requests=502, p99=7000.0)
+        counted["attempt"] = 2
+        fields = {"rep": 1, "kernel": "mainline", "config": CONFIG, "host_cpu_pressure_pct": 3}
+        n = report.append(self.raw, fields, self.log([("BENCH-DISCARD", discarded), ("BENCH-JSON", counted)]))
+        self.assertEqual(n, 2)
+        report.append(self.raw, {"type": "end", "boots_s": 60, "elapsed_s": 61})
+        data = report.load_raw(self.raw)
+        self.assertEqual(len(data.runs), 1)
+        run = data.runs[0]
+        self.assertEqual((run["rep"], run["kernel"], run["config"], run["host_cpu_pressure_pct"],
+                          run["attempt"], run["result"]["latency_us"]["p99"]),
+                         (1, "mainline", CONFIG, 3, 2, 7000.0))
+        self.assertEqual([(d["why"], d["attempt"]) for d in data.discards], [("host stall", 1)])
+
+    def test_uncounted_boot(self):
+        report.append(self.raw, {"rep": 2, "kernel": "ours"},
+                      self.log([("BENCH-JSON", suite_line("s2-burst", "ours"))]), "another guest ran")
+        lines = [json.loads(x) for x in read(self.raw).splitlines()]
+        self.assertEqual([(x["type"], x["why"], x["rep"]) for x in lines],
+                         [("discard", "another guest ran", 2)])
+
+    def test_runner_and_guest_disagree(self):
+        with self.assertRaisesRegex(report.BenchError, "the guest says kernel 'mainline', the runner 'ours'"):
+            report.append(self.raw, {"kernel": "ours"},
+                          self.log([("BENCH-JSON", suite_line("s2-capped", "mainline"))]))
+
+    def test_legacy_kernel_name(self):
+        line = suite_line("s2-burst", "ours")
+        line["kernel"] = "patched"
+        report.append(self.raw, {"kernel": "ours"}, self.log([("BENCH-JSON", line)]))
+        self.assertEqual(json.loads(read(self.raw))["kernel"], "ours")
+
+    def test_whole_file(self):
+        write_raw(self.raw, full_runs())
+        data = report.load_raw(self.raw)
+        self.assertEqual(len(data.runs), 27)
+        self.assertEqual(data.kernels(), ["ours", "mainline", "stock"])
+        self.assertEqual({len(v) for v in data.cases().values()}, {3})
+
+    def refused(self, runs, pattern, **kw):
+        write_raw(self.raw, runs, **kw)
+        with self.assertRaisesRegex(report.BenchError, pattern):
+            report.load_raw(self.raw)
+
+    def test_refuses_a_short_run(self):
+        runs = full_runs()
+        runs[4]["result"]["requests"] = 480
+        self.refused(runs, r"fewer requests than their floor[^\n]*\n  ours s2-capped repetition 1: 480 requests, fewer than 500")
+
+    def test_floor_from_the_bench_line(self):
+        runs = full_runs()
+        for r in runs:
+            r["min_requests"] = 0
+        runs[0]["result"]["requests"] = 499
+        self.refused(runs, "499 requests, fewer than 500")
+
+    def test_refuses_a_missing_repetition(self):
+        runs = [r for r in full_runs() if not (r["kernel"] == "stock" and r["rep"] == 2)]
+        self.refused(runs, r"stock s2-capped: repetitions \[1, 3\], not \[1, 2, 3\]")
+
+    def test_refuses_a_duplicate(self):
+        runs = full_runs()
+        self.refused(runs + [runs[0]], "ours s1-nolimit repetition 1 appears twice")
+
+    def test_refuses_an_unfinished_file(self):
+        self.refused(full_runs(), "no 'end' line", end=False)
+
+    def test_refuses_other_files(self):
+        with open(self.raw, "w") as f:
+            f.write(json.dumps({"type": "run"}) + "\n")
+        with self.assertRaisesRegex(report.BenchError, "first line is not the 'bench' line"):
+            report.load_raw(self.raw)
+        self.refused(full_runs(), "format 2", head=dict(bench_line(), format=2))
+        with open(self.raw, "a") as f:
+            f.write("{not json\n")
+        with self.assertRaisesRegex(report.BenchError, "not JSON"):
+            report.load_raw(self.raw)
+
+    def render(self, md):
+        return quiet(report.main, ["--from", self.raw, "--template", TEMPLATE, "--setup", SETUP,
+                                   "--generator", "make bench-kernel", "--md", md,
+                                   "--png", os.path.join(self.tmp, "x.png")])
+
+    def test_page_from_the_raw_file_alone(self):
+        write_raw(self.raw, full_runs())
+        md1, md2 = os.path.join(self.tmp, "a.md"), os.path.join(self.tmp, "b.md")
+        self.assertEqual(self.render(md1)[0], 0)
+        self.assertEqual(self.render(md2)[0], 0)
+        page = read(md1)
+        self.assertEqual(page, read(md2))
+        self.assertNotRegex(page, r"@[A-Z]+@")
+        self.assertIn("n/a (n=502)", page)
+        self.assertIn("| ours | s2-capped | 10 / 50 ms | 10 ms | 3 | 502 |", page)
+        self.assertIn("| mainline | s2-capped |", page)
+        self.assertIn("p99 500, p99.5 1,000", page)
+        self.assertIn("(kernel-test.jsonl)", page)
+        self.assertIn("repetition 3, stock, boot 1: host CPU pressure 2%", page)
+
+    def test_page_refused_for_a_short_run(self):
+        runs = full_runs()
+        runs[0]["result"]["requests"] = 100
+        write_raw(self.raw, runs)
+        md = os.path.join(self.tmp, "a.md")
+        rc, _, err = self.render(md)
+        self.assertEqual(rc, 1)
+        self.assertIn("100 requests, fewer than 500", err)
+        self.assertFalse(os.path.exists(md))
+
+    def test_logs_mode_is_one_repetition(self):
+        paths = []
+        for k in ("ours", "stock"):
+            path = os.path.join(self.tmp, f"bench-{k}.log.txt")
+            with open(path, "w") as f:
+                for run, c in CASES.items():
+                    if k in c[4]:
+                        line = suite_line(run, k, requests=150)
+                        line["min_requests"] = 0
+                        f.write(f"BENCH-JSON {json.dumps(line)}\n")
+            paths.append(path)
+        data = report.load_logs(paths)
+        self.assertEqual({r["rep"] for r in data.runs}, {1})
+        self.assertIn("n/a: p99 needs n ≥ 500 (n = 150)", report.ratio_rows(data))
+        self.assertIn("Each case ran once", report.samples_text(data))
+
+
+def burstbench_requests(args):
+    """Measured requests of a burstbench run with ARGS, counted as burstbench
+    counts them (bench/burstbench.c, bench/args.c): the batches due in
+    [warm-up, warm-up + run time), in whole nanoseconds."""
+    opt = dict(zip(args[0::2], args[1::2]))
+    batch, rate = int(opt["--threads"]), float(opt["--rate"])
+    w, r = float(opt["--warmup"]), float(opt["--runtime"])
+    interval = int(batch / rate * 1e9 + 0.5)
+    warm = (int(w * 1e9) + interval - 1) // interval
+    total = max((int((w + r) * 1e9) + interval - 1) // interval, warm + 1)
+    return batch * (total - warm)
+
+
+def plan(expect, floor, warmup="2"):
+    env = dict(os.environ, BURSTCFS_EXPECT=expect, BENCH_MIN_REQUESTS=str(floor), BENCH_WARMUP=warmup)
+    env.pop("BENCH_ONLY", None)
+    out = subprocess.run(["sh", SUITE, "--plan"], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    return [line.split() for line in out.splitlines()]
+
+
+class SuiteWindows(unittest.TestCase):
+    """The suite sizes each run to hold the floor: the count burstbench will
+    measure reaches it, and overshoots by one batch at most."""
+
+    def test_cases_per_kernel(self):
+        self.assertEqual([p[1] for p in plan("patched", 500)],
+                         ["s1-nolimit", "s1-quota", "s1-burst", "s2-nolimit", "s2-capped",
+                          "s2-burst", "s3-burst-off"])
+        self.assertEqual([p[1] for p in plan("stock", 500)], ["s2-capped"])
+
+    def test_windows_hold_the_floor(self):
+        # The last two warm-ups end just after a batch of S1, of S2: a window
+        # of whole intervals, rounded to the ms, then loses a batch.
+        for floor in (500, 7, 10, 1001):
+            for warmup in ("2", "0.5", "0", "1.7", "0.202021", "0.210001"):
+                for p in plan("patched", floor, warmup):
+                    n = burstbench_requests(p[4:])
+                    batch = int(p[p.index("--threads") + 1])
+                    self.assertGreaterEqual(n, floor, (floor, warmup, p))
+                    self.assertLessEqual(n, floor + 2 * batch - 1, (floor, warmup, p))
+
+    @unittest.skipUnless(os.environ.get("BURSTBENCH"), "BURSTBENCH not set")
+    def test_real_burstbench_reaches_the_floor(self):
+        for p in plan("patched", 10, "0.3"):
+            if p[1] not in ("s1-nolimit", "s2-nolimit"):
+                continue
+            out = subprocess.run([os.environ["BURSTBENCH"], "--json"] + p[4:], capture_output=True,
+                                 text=True, check=True).stdout
+            got = json.loads(out)["requests"]
+            self.assertEqual(got, burstbench_requests(p[4:]), p)
+            self.assertGreaterEqual(got, 10, p)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
