@@ -123,7 +123,7 @@ static void print_totals(const struct sim_args *a, const struct bwr_result *r)
 		return;
 	if (a->format == JSON) {
 		printf("],\"throttled_periods\":%llu,\"throttled_us\":%llu,\"delay_p99_us\":%llu,"
-		       "\"delay_max_us\":%llu,\"drain_us\":%llu,\"nr_bursts\":%llu,\"burst_us\":%llu}\n",
+		       "\"delay_max_us\":%llu,\"drain_us\":%llu,\"nr_bursts\":%llu,\"burst_time_us\":%llu}\n",
 		       (unsigned long long)r->throttled_periods, US(r->throttled_ns), US(r->delay_p99),
 		       US(r->delay_max), US(r->drain_ns), (unsigned long long)r->nr_bursts,
 		       US(r->burst_time));

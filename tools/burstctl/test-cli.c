@@ -111,6 +111,8 @@ static void test_advise_cli(void)
 
 static void test_simulate_cli(void)
 {
+	const char *first;
+
 	write_file(tmp, "spike.csv", "# cpus: 1\ntime_us,cpu_us\n0,0\n300000,0\n350000,50000\n1000000,0\n");
 	expect(run("simulate spike.csv --quota 20ms --burst 0"), 0,
 	       "10 periods, 2 throttled (160.0 ms); added delay p99 160.0 ms", "simulate: the spike without burst");
@@ -121,6 +123,11 @@ static void test_simulate_cli(void)
 	       "simulate --csv: header with units, then a row a period");
 	expect(run("simulate spike.csv --quota 20ms --burst 40ms --json"), 0,
 	       "\"throttled_periods\":0,", "simulate --json");
+	/* The setting and the model's burst time are two keys, not one twice. */
+	first = strstr(out, "\"burst_us\":");
+	tap_ok(first && !strncmp(first, "\"burst_us\":40000,", 17) &&
+	       !strstr(first + 1, "\"burst_us\":") && strstr(out, "\"burst_time_us\":"),
+	       "simulate --json: burst_us once, the setting; burst_time_us the model's");
 	expect(run("simulate spike.csv --quota 20ms"), 2, "--burst is required", "simulate without --burst");
 	expect(run("simulate spike.csv --quota 20ms --burst 0 --phase 200ms"), 2,
 	       "--phase '200ms': must be more than 0 and at most the period (100ms)", "simulate --phase beyond the period");
