@@ -209,7 +209,7 @@ IMAGE_DEBS := $(CRUN_DEB) $(PODMAN_DEB)
 include mk/repo.mk
 include mk/image.mk
 include mk/node.mk
-include mk/bench.mk
 include mk/burstctl.mk
+include mk/bench.mk
 include mk/cri.mk
 include mk/fuzz.mk

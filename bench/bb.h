@@ -94,6 +94,30 @@ struct bb_cpustat {
 	bool have[BB_NSTAT];
 };
 
+/* The guest's CPU time by kind, the first line of /proc/stat (costbench). */
+enum bb_procstat_kind {
+	BB_CPU_USER,
+	BB_CPU_NICE,
+	BB_CPU_SYSTEM,
+	BB_CPU_IDLE,
+	BB_CPU_IOWAIT,
+	BB_CPU_IRQ,
+	BB_CPU_SOFTIRQ,
+	BB_CPU_STEAL,
+	BB_NPROCSTAT,
+};
+extern const char *const bb_procstat_names[BB_NPROCSTAT];
+
+struct bb_procstat {
+	uint64_t v[BB_NPROCSTAT];	/* clock ticks, summed over CPUs */
+};
+
+/*
+ * The "cpu " line of a /proc/stat text: its first eight numbers (guest time
+ * is already in user and nice). 0, or -EINVAL without such a line.
+ */
+int bb_parse_procstat(const char *text, struct bb_procstat *st);
+
 /* Fills the keys it finds in a cpu.stat text; returns how many. */
 int bb_parse_cpustat(const char *text, struct bb_cpustat *st);
 /* after - before, for the keys both have. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Parsers for the cgroup files burstbench reports; no I/O here. */
+/* Parsers for the kernel files burstbench and costbench report; no I/O here. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,4 +173,33 @@ int bb_cgroup_dir(const char *mountinfo, const char *cg, char *out, size_t len)
 			line++;
 	}
 	return -ENOENT;
+}
+
+const char *const bb_procstat_names[BB_NPROCSTAT] = {
+	[BB_CPU_USER] = "user",
+	[BB_CPU_NICE] = "nice",
+	[BB_CPU_SYSTEM] = "system",
+	[BB_CPU_IDLE] = "idle",
+	[BB_CPU_IOWAIT] = "iowait",
+	[BB_CPU_IRQ] = "irq",
+	[BB_CPU_SOFTIRQ] = "softirq",
+	[BB_CPU_STEAL] = "steal",
+};
+
+int bb_parse_procstat(const char *text, struct bb_procstat *st)
+{
+	const char *p = text, *end;
+	int i;
+
+	/* The aggregate line comes first: "cpu" and spaces, then the ticks. */
+	if (strncmp(p, "cpu ", 4))
+		return -EINVAL;
+	for (i = 0; i < BB_NPROCSTAT; i++) {
+		while (*p == ' ' || (i == 0 && *p >= 'a' && *p <= 'z'))
+			p++;
+		if (parse_num_at(p, &st->v[i], &end))
+			return -EINVAL;
+		p = end;
+	}
+	return 0;
 }

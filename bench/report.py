@@ -71,6 +71,12 @@ SCENARIOS = [
 ]
 RAW_FORMAT = 1
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The reference model's replay (model/bw-replay.c) through its command-line
+# front end: the throttles it says a run could not avoid.
+BURSTCTL = os.environ.get("BURSTCTL") or os.path.join(TOP, "build", "burstctl", "burstctl")
+# Phases of the period the model is replayed at: a run meets the period at
+# a phase nobody recorded.
+MODEL_PHASES = 8
 
 
 class BenchError(Exception):
@@ -395,6 +401,87 @@ def bandwidth_table(cases, keys):
     return md_table(head, rows, right_from=2)
 
 
+def batch_cpu_us(res):
+    """The CPU one batch cost the group: its cpu.stat usage over the window
+    per measured batch (the requests' CPU and the threads' own work, as the
+    kernel charged it), or the requests' nominal CPU without it."""
+    usage, n = res["cpu_stat"].get("usage_usec"), res["requests"]
+    if usage and n:
+        return round(usage * res["batch"] / n)
+    return res["batch"] * res["cputime_us"]
+
+
+def demand_trace(res):
+    """burstbench's demand as a burstctl trace (CSV): each batch's CPU
+    (batch_cpu_us) arrives within 1 ms of when it was due, from the run's
+    start (warm-up included) to the end of its measured window."""
+    iv = round(res["batch"] / res["rate"] * 1e9) // 1000       # bb_interval_ns, in us
+    end = int((res["warmup_s"] + res["rps_elapsed_s"]) * 1e6)
+    cpu = batch_cpu_us(res)
+    rows = ["# cpus: %d" % res["threads"], "time_us,cpu_us", "0,0"]
+    t = 0
+    while t < end:
+        if t:
+            rows.append(f"{t},0")
+        rows.append(f"{t + 1000},{cpu}")
+        t += iv
+    return "\n".join(rows) + "\n"
+
+
+def model_throttles(rec):
+    """(fewest, most) throttled periods the model gives the run's measured
+    window over MODEL_PHASES phases, or None: no limit, no burstctl, or a
+    run from before burstbench reported its elapsed window."""
+    res = rec["result"]
+    if rec["quota_us"] is None or "rps_elapsed_s" not in res or not os.access(BURSTCTL, os.X_OK):
+        return None
+    burst = rec["burst_us"] if rec.get("burst_enabled", 1) != 0 else 0
+    period = rec["period_us"]
+    start, end = res["warmup_s"] * 1e6, (res["warmup_s"] + res["rps_elapsed_s"]) * 1e6
+    counts = []
+    with tempfile.NamedTemporaryFile("w", suffix=".csv") as f:
+        f.write(demand_trace(res))
+        f.flush()
+        for i in range(1, MODEL_PHASES + 1):
+            out = subprocess.run([BURSTCTL, "simulate", f.name, "--quota", str(rec["quota_us"]),
+                                  "--period", str(period), "--burst", str(burst),
+                                  "--phase", str(period * i // MODEL_PHASES), "--json"],
+                                 capture_output=True, text=True)
+            if out.returncode:
+                raise BenchError(f"burstctl simulate: {out.stderr.strip()}")
+            periods = json.loads(out.stdout)["periods"]
+            # The kernel counts a throttled period at the boundary that ends it.
+            counts.append(sum(1 for p in periods if p["throttled"] and start < p["end_us"] <= end))
+    return min(counts), max(counts)
+
+
+def needless_table(cases):
+    """Per limited case: throttled periods seen, the model's, and those the
+    model could not explain whatever the phase (seen - the model's most)."""
+    rows, total, runs = [], 0, 0
+    for k in sorted(cases, key=lambda k: (ORDER.index(k[1]) if k[1] in ORDER else 99,
+                                          KERNELS.index(k[0]) if k[0] in KERNELS else 9)):
+        recs = [r for r in cases[k] if r["quota_us"] is not None]
+        if not recs:
+            continue
+        models = [model_throttles(r) for r in recs]
+        if any(m is None for m in models):
+            return None
+        seen = [r["result"]["cpu_stat"]["nr_throttled"] for r in recs]
+        needless = [max(0, s - m[1]) for s, m in zip(seen, models)]
+        total += sum(needless)
+        runs += len(recs)
+        count = lambda v: f"{v:,.0f}"
+        rows.append([k[0], k[1], str(len(recs)), fmt_spread(spread(seen), count),
+                     ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in models),
+                     fmt_spread(spread(needless), count)])
+    if not rows:
+        return None
+    table = md_table(["kernel", "run", "reps", "nr_throttled seen", "the model's, fewest–most over "
+                      f"{MODEL_PHASES} phases, per repetition", "beyond the model's most"], rows, right_from=2)
+    return table, total, runs
+
+
 def discarded_table(discards):
     rows = []
     for r in sorted(discards, key=lambda r: (r["rep"], KERNELS.index(r["kernel"])
@@ -642,6 +729,23 @@ def tables(data):
                 latency_table(cases, keys), "",
                 f"Bandwidth over the measured window (cpu.stat deltas; {how}):", "",
                 bandwidth_table(cases, keys), ""]
+    needless = needless_table(cases)
+    if needless:
+        table, total, runs = needless
+        out += ["### Throttles the model says were avoidable", "",
+                "Each limited run's demand (its batches, when they were due, each costing "
+                "the CPU the group was charged per batch in the window) replayed through "
+                "the reference model of the refill rule (`model/bw-replay.c`, via `burstctl "
+                "simulate`) from the run's start, with the run's quota, period and burst, at "
+                f"{MODEL_PHASES} phases of the period; the model's throttled periods are those "
+                "ending in the measured window. A throttle the kernel counted beyond the "
+                "model's most, at any phase, is one the pool rule did not require: the "
+                "physical limit is 0. The model serves demand the moment the pool allows; "
+                "the kernel hands runtime to each CPU in 5 ms slices, returns a CPU's unused "
+                "slice only after the slack timer, and overruns by up to a tick, so it can "
+                "throttle where the model does not. Where two kernels run the same setting, "
+                "the difference between their counts is what one kernel's rule adds.", "", table, "",
+                f"In all: **{total:,}** throttled periods beyond the model's in {runs} limited runs.", ""]
     if data.discards:
         out += ["### Discarded tries and boots", "",
                 "Tries run again because the host stalled a request, and runs of boots booted "

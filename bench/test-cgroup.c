@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Parsers for cpu.stat, cpu.max, /proc/self/cgroup and mountinfo. */
+/* Parsers for cpu.stat, cpu.max, /proc/stat, /proc/self/cgroup and mountinfo. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,9 +100,29 @@ static void test_paths(void)
 	      "cgroup dir: too long for the buffer");
 }
 
+static void test_procstat(void)
+{
+	struct bb_procstat st;
+
+	check(!bb_parse_procstat("cpu  4705 12 1923 1305212 117 0 243 7 3 1\n"
+				 "cpu0 2352 6 961 652606 58 0 121 3 1 0\n", &st) &&
+	      st.v[BB_CPU_USER] == 4705 && st.v[BB_CPU_NICE] == 12 &&
+	      st.v[BB_CPU_SYSTEM] == 1923 && st.v[BB_CPU_IDLE] == 1305212 &&
+	      st.v[BB_CPU_IOWAIT] == 117 && st.v[BB_CPU_IRQ] == 0 &&
+	      st.v[BB_CPU_SOFTIRQ] == 243 && st.v[BB_CPU_STEAL] == 7,
+	      "/proc/stat: the aggregate line's eight kinds; guest time not added twice");
+	check(bb_parse_procstat("cpu0 1 2 3 4 5 6 7 8\n", &st) == -EINVAL,
+	      "/proc/stat: a per-CPU line first is not the aggregate");
+	check(bb_parse_procstat("cpu  1 2 3 4 5 6 7\n", &st) == -EINVAL,
+	      "/proc/stat: fewer than eight numbers");
+	check(bb_parse_procstat("cpu  1 2 x 4 5 6 7 8\n", &st) == -EINVAL,
+	      "/proc/stat: a bad number");
+}
+
 void test_cgroup(void)
 {
 	test_cpustat();
+	test_procstat();
 	test_cpumax();
 	test_paths();
 }

@@ -438,5 +438,72 @@ class SuiteWindows(unittest.TestCase):
             self.assertGreaterEqual(got, 10, p)
 
 
+class ModelThrottles(unittest.TestCase):
+    """The throttles the reference model gives a run (report.model_throttles,
+    through the real burstctl that make check-bench builds first)."""
+
+    def run_rec(self, burst, seen=0, enabled=1, elapsed=10.0):
+        res = result(runtime_s=elapsed)
+        res["cpu_stat"]["nr_throttled"] = seen
+        # Charged exactly the requests' CPU: 30 ms a batch.
+        res["cpu_stat"]["usage_usec"] = res["requests"] * res["cputime_us"]
+        return {"quota_us": 10000, "period_us": 50000, "burst_us": burst, "burst_enabled": enabled,
+                "result": res, "kernel": "ours", "run": "s2-burst", "rep": 1}
+
+    def test_batch_cost_is_what_the_group_was_charged(self):
+        res = result()
+        res["cpu_stat"]["usage_usec"] = 502 * 15750
+        self.assertEqual(report.batch_cpu_us(res), 31500)
+        del res["cpu_stat"]["usage_usec"]
+        self.assertEqual(report.batch_cpu_us(res), 30000)
+
+    def test_demand_trace(self):
+        res = result(runtime_s=1.0)
+        res["cpu_stat"]["usage_usec"] = 502 * 15000
+        rows = report.demand_trace(res).splitlines()
+        self.assertEqual(rows[:4], ["# cpus: 2", "time_us,cpu_us", "0,0", "1000,30000"])
+        # Batches every 2 / 9.5238 s = 210000 us, due before 2 s + 1 s.
+        demand = [r for r in rows[2:] if not r.endswith(",0")]
+        self.assertEqual(len(demand), 15)
+        self.assertEqual(demand[-1], "2941000,30000")
+        self.assertIn("2940000,0", rows)
+
+    def test_burst_covers_every_batch(self):
+        self.assertTrue(os.access(report.BURSTCTL, os.X_OK), f"no burstctl at {report.BURSTCTL}")
+        self.assertEqual(report.model_throttles(self.run_rec(30000)), (0, 0))
+
+    def test_capped_pool_throttles_every_batch(self):
+        # A 30 ms batch from a full 20 ms pool (refilled in the 4 periods
+        # between batches): two CPUs drain the pool in 10 ms, so a batch
+        # escapes only when a boundary falls in those 10 ms, and otherwise
+        # waits exactly one boundary. Batches come 210 ms apart, 10 ms later
+        # in the period each time: 1 in 5 escapes, and 4/5 of the 48 batches
+        # in the 10 s window throttle; none escapes at a phase that puts the
+        # boundary just at the end of the drain; none throttles twice.
+        fewest, most = report.model_throttles(self.run_rec(10000))
+        self.assertGreaterEqual(fewest, 37)
+        self.assertLessEqual(fewest, 39)
+        self.assertLessEqual(most, 48)
+        # Burst switched off is a pool of quota alone: more throttles still.
+        off = report.model_throttles(self.run_rec(30000, enabled=0))
+        self.assertGreater(off[0], fewest)
+
+    def test_needless_is_beyond_the_models_most(self):
+        cases = {("ours", "s2-burst"): [self.run_rec(30000, seen=3)],
+                 ("mainline", "s2-capped"): [dict(self.run_rec(10000, seen=500), kernel="mainline",
+                                                  run="s2-capped")]}
+        table, total, runs = report.needless_table(cases)
+        most = report.model_throttles(cases[("mainline", "s2-capped")][0])[1]
+        self.assertEqual(runs, 2)
+        self.assertEqual(total, 3 + 500 - most)
+        self.assertIn("| ours | s2-burst | 1 | 3 | 0 | 3 |", table)
+
+    def test_no_limit_no_row(self):
+        rec = self.run_rec(0)
+        rec["quota_us"] = None
+        self.assertIsNone(report.model_throttles(rec))
+        self.assertIsNone(report.needless_table({("ours", "s2-nolimit"): [rec]}))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

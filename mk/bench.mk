@@ -1,7 +1,8 @@
 # burstbench and the benchmark (bench/, docs/benchmarks.md).
 # Included by the top Makefile, after its definitions of B, KERNEL,
 # KERNEL_MAINLINE, BASELINE, GUEST_FRAGMENT and GUEST_CFLAGS and after
-# mk/image.mk. Targets:
+# mk/image.mk and mk/burstctl.mk (the report replays runs through burstctl).
+# Targets:
 #   burstbench    build/bench/burstbench, static (runs in a scratch container)
 #   check-bench   host unit tests: statistics, arguments, cgroup parsers, the
 #                 binary; the report (bench/test_report.py)
@@ -12,7 +13,12 @@
 #   bench-kernel  the same cases in bare cgroups of the initramfs guest, on
 #                 ours, mainline built with our config and Debian's, 3 rounds
 #                 (about 26 min); writes docs/bench-raw/kernel-DATE.jsonl and
-#                 from it docs/benchmarks-kernel.md and docs/benchmarks-kernel.png
+#                 from it docs/benchmarks-kernel.md and docs/benchmarks-kernel.png;
+#                 then bench-cost
+#   bench-cost    what the series costs: the hot path (pipe round trips) and
+#                 1-500 limited groups, ours against mainline with our config,
+#                 5 rounds (about 15 min); docs/bench-raw/cost-DATE.jsonl,
+#                 docs/benchmarks-cost.md and .png (bench/run-cost.sh)
 #   bench-deps    gnuplot for the plot (bench/deps.sh)
 
 BENCH_DIR := $(B)/bench
@@ -23,13 +29,15 @@ BENCH_TEST := $(BENCH_DIR)/test-bench
 BENCH_TEST_SRCS := bench/test-main.c bench/test-stats.c bench/test-args.c \
 	bench/test-cgroup.c bench/test-cli.c $(BURSTBENCH_LIB)
 BENCH_SUITE := $(BENCH_DIR)/bench-suite
+COSTBENCH := $(BENCH_DIR)/costbench
+COST_SUITE := $(BENCH_DIR)/cost-suite
 BENCH_INITRAMFS := $(BENCH_DIR)/initramfs.cpio.gz
 
 # The tests run under UBSan: an out-of-range float-to-integer conversion (a
 # rate whose interval overflows) yields 0 on x86-64 and would pass unseen.
 BENCH_TEST_SANITIZE := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all
 
-.PHONY: burstbench check-bench check-bench-runner bench bench-kernel bench-deps
+.PHONY: burstbench check-bench check-bench-runner bench bench-kernel bench-cost bench-deps
 
 bench-deps:
 	@bench/deps.sh
@@ -40,15 +48,20 @@ $(BURSTBENCH): $(BURSTBENCH_SRCS) bench/bb.h lib/cgfile.h | deps-kernel
 
 burstbench: $(BURSTBENCH)
 
+$(COSTBENCH): bench/costbench.c bench/cgroup.c lib/cgfile.c bench/bb.h lib/cgfile.h | deps-kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ bench/costbench.c bench/cgroup.c lib/cgfile.c
+
 $(BENCH_TEST): $(BENCH_TEST_SRCS) bench/bb.h bench/check.h | deps-kernel
 	@mkdir -p $(@D)
 	gcc -O2 -g -Wall -Wextra -Werror $(BENCH_TEST_SANITIZE) -o $@ $(BENCH_TEST_SRCS) -lm
 
 # The report's tests also run the suite's run windows through the real
 # burstbench; the runner's test boots stand-ins, no QEMU.
-check-bench: $(BENCH_TEST) $(BURSTBENCH)
+check-bench: $(BENCH_TEST) $(BURSTBENCH) $(BURSTCTL)
 	@$(BENCH_TEST) $(BURSTBENCH)
-	@BURSTBENCH=$(BURSTBENCH) python3 bench/test_report.py
+	@BURSTBENCH=$(BURSTBENCH) BURSTCTL=$(BURSTCTL) python3 bench/test_report.py
+	@python3 bench/test_cost.py
 
 # The kernel runner with a stand-in QEMU runner and burstbench (about a
 # minute of process start-ups): run before every bench-kernel, not in make
@@ -60,15 +73,25 @@ $(BENCH_SUITE): bench/suite.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-$(BENCH_INITRAMFS): $(BURSTBENCH) $(BENCH_SUITE) tests/qemu/init tests/qemu/mkinitramfs.sh
-	@tests/qemu/mkinitramfs.sh $@ $(BURSTBENCH) $(BENCH_SUITE)
+$(COST_SUITE): bench/cost-suite.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+# One initramfs for both kernel benchmarks.
+$(BENCH_INITRAMFS): $(BURSTBENCH) $(BENCH_SUITE) $(COSTBENCH) $(COST_SUITE) tests/qemu/init tests/qemu/mkinitramfs.sh
+	@tests/qemu/mkinitramfs.sh $@ $(BURSTBENCH) $(BENCH_SUITE) $(COSTBENCH) $(COST_SUITE)
 
 # Not a test: prints figures and never fails on a missed target; it fails on
 # figures it cannot stand behind (a run short of its samples, a failed boot).
 # Mainline with our config is the comparator that differs by the series alone.
-bench-kernel: $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(BENCH_INITRAMFS) check-bench-runner | bench-deps
+bench-kernel: $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(BENCH_INITRAMFS) $(BURSTCTL) check-bench-runner | bench-deps
 	@bench/run-kernel.sh $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(GUEST_FRAGMENT) \
 		$(BENCH_INITRAMFS) $(BENCH_DIR)/results
+	@$(MAKE) --no-print-directory bench-cost
+
+bench-cost: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) | bench-deps
+	@bench/run-cost.sh $(KERNEL) $(KERNEL_MAINLINE) $(GUEST_FRAGMENT) \
+		$(BENCH_INITRAMFS) $(BENCH_DIR)/cost-results
 
 # Not a test either; not part of `make test`.
 bench: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD) | bench-deps

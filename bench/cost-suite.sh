@@ -1,0 +1,108 @@
+#!/bin/sh
+# What bandwidth control costs, in one boot of the initramfs guest
+# (make bench-cost, bench/run-cost.sh): bench/costbench.c's two modes, each
+# result printed as one "BENCH-JSON {...}" line (bench/report.py --append
+# reads them) and one TAP line. Figures only: nothing here is judged.
+#
+#   pipe   the hot path: COST_PIPE_TRIES runs of COST_PIPE_S seconds of pipe
+#          round trips in a group whose quota (10 CPUs) two vCPUs never reach
+#   fleet  scaling: 1, 10, 100 and 500 limited groups (COST_FLEET_SIZES),
+#          each with a process spinning 1.5 ms of CPU every second (phases
+#          spread), quota 0.5 ms / 100 ms; the guest's CPU time by kind and
+#          the groups' throttling over COST_FLEET_S seconds. Every kernel runs
+#          it with burst = quota (0.5 ms: a spin needs three periods' quota,
+#          the pool holds two, so each spin is throttled once); ours also
+#          with burst 1.5 ms, which covers a spin
+#
+# POSIX sh, run as /tests/cost-suite. Environment (from the guest's kernel
+# command line, run-guest.sh's EXTRA_APPEND): BURSTCFS_EXPECT (set by /init),
+# BENCH_KERNEL (ours, mainline, mainline-aa or stock: the report's label),
+# COST_ONLY (pipe or fleet), COST_PIPE_TRIES (3), COST_PIPE_S (3),
+# COST_FLEET_SIZES ("1 10 100 500"), COST_FLEET_S (5).
+set -eu
+
+kernel=${BURSTCFS_EXPECT:-patched}
+case $kernel in patched) label=ours ;; *) label=stock ;; esac
+label=${BENCH_KERNEL:-$label}
+tries=${COST_PIPE_TRIES:-3}
+pipe_s=${COST_PIPE_S:-3}
+# The kernel command line carries the sizes comma-separated.
+sizes=$(echo "${COST_FLEET_SIZES:-1 10 100 500}" | tr , " ")
+fleet_s=${COST_FLEET_S:-5}
+only=${COST_ONLY:-}
+cb=$(dirname "$0")/costbench
+cgroot=/sys/fs/cgroup
+sysctl=/proc/sys/kernel/sched_cfs_bw_burst_enabled
+
+# The fleet's shape (see the top): quota, period, spin and interval, and the
+# bursts this kernel runs it with.
+quota=500 period=100000 spin=1500 every=1000 warmup=2
+bursts=500
+[ "$kernel" != patched ] || bursts="500 1500"
+
+[ -x "$cb" ] || { echo "Bail out! no costbench at $cb"; exit 1; }
+grep -qw cpu "$cgroot/cgroup.controllers" || { echo "Bail out! no cpu controller in $cgroot"; exit 1; }
+# A boot given the wrong bzImage would put one kernel's figures in another's
+# column: the sysctl comes with the series and only with it.
+if [ "$kernel" = patched ] && [ ! -e "$sysctl" ]; then
+	echo "Bail out! $label was booted as a kernel with the series, but it has no $sysctl"
+	exit 1
+elif [ "$kernel" != patched ] && [ -e "$sysctl" ]; then
+	echo "Bail out! $label was booted as a kernel without the series, but it has $sysctl"
+	exit 1
+fi
+echo +cpu >"$cgroot/cgroup.subtree_control"
+
+total=0
+[ "$only" = fleet ] || total=$((total + tries))
+if [ "$only" != pipe ]; then
+	for b in $bursts; do for n in $sizes; do total=$((total + 1)); done; done
+fi
+echo "1..$total"
+echo "# cost: kernel $(uname -r) ($label, $kernel semantics), $(nproc) CPUs"
+# shellcheck disable=SC1003 # tr's '\\' is one backslash
+version=$(uname -v | tr -d '"\\')
+head="\"kernel\":\"$label\",\"expect\":\"$kernel\",\"release\":\"$(uname -r)\",\"version\":\"$version\",\"cpus\":$(nproc)"
+
+n=0 failed=0
+# result NAME DESCRIPTION JSON-FIELDS OUTPUT: the BENCH-JSON and TAP lines.
+result() {
+	n=$((n + 1))
+	case $4 in
+	"{"*"}")
+		echo "BENCH-JSON {\"run\":\"$1\",$head,$3,\"result\":$4}"
+		echo "ok $n - $2"
+		;;
+	*)
+		failed=$((failed + 1))
+		echo "not ok $n - $2: costbench gave no result"
+		;;
+	esac
+}
+
+if [ "$only" != fleet ]; then
+	dir=$cgroot/cost-pipe
+	mkdir "$dir"
+	echo "1000000 100000" >"$dir/cpu.max"
+	echo 1000000 >"$dir/cpu.max.burst"
+	for t in $(seq 1 "$tries"); do
+		out=$(sh -c 'echo 0 >"$1/cgroup.procs" && exec "$2" pipe "$3"' sh "$dir" "$cb" "$pipe_s") || out=""
+		result pipe "pipe round trips in a 10-CPU-quota group, try $t: $(echo "$out" | sed -n 's/.*"ns_per_round_trip":\([0-9.]*\).*/\1/p') ns each" \
+			"\"try\":$t,\"quota_us\":1000000,\"period_us\":100000,\"burst_us\":1000000" "$out"
+	done
+	rmdir "$dir"
+fi
+
+if [ "$only" != pipe ]; then
+	dir=$cgroot/cost-fleet
+	mkdir "$dir"
+	for b in $bursts; do
+		for size in $sizes; do
+			out=$("$cb" fleet "$dir" "$size" "$quota" "$period" "$b" "$spin" "$every" "$warmup" "$fleet_s") || out=""
+			result "fleet-$b" "$size groups, burst $b us: $(echo "$out" | sed -n 's/.*"system_pct":\([0-9.]*\).*"softirq_pct":\([0-9.]*\).*"nr_throttled":\([0-9]*\).*/system \1%, softirq \2%, throttled \3/p')" \
+				"\"groups\":$size" "$out"
+		done
+	done
+	rmdir "$dir"
+fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,110 @@
+#!/bin/bash
+# What the series costs (make bench-cost): bench/cost-suite.sh on our kernel
+# and on mainline built with the same config, booted in rounds: ours,
+# mainline, mainline again (COST_REPS rounds, 5 by default). The second
+# mainline boot runs the hot-path case only: mainline against itself, its
+# spread is the noise floor the ours/mainline ratio is read against. Every
+# result, with the kernel, its image and the boot's host pressure, goes into
+# docs/bench-raw/cost-DATE.jsonl, and docs/benchmarks-cost.md and .png are
+# computed from that file alone (bench/cost.py --from).
+#
+# Usage: bench/run-cost.sh OUR_KERNEL MAINLINE_KERNEL GUEST_CONFIG INITRAMFS OUTDIR
+# Environment: COST_REPS (rounds, default 5; fewer is a trial: its page stays
+# in OUTDIR), BENCH_QUIET_WAIT (bench/runner-lib.sh), BENCH_DOCS (docs/),
+# and the suite's COST_* settings, passed to the guests.
+#
+# Time, on this 2-core host under single-threaded TCG, a boot costs about
+# 12 s beyond its runs: the hot path 3 x 3 s; the fleet 4 sizes x (setup,
+# 1 s to start, 2 s warm-up, 5 s), about 10 s each, per burst (ours runs two).
+# A round: ours 12 + 9 + 80 + mainline 12 + 9 + 40 + A/A 12 + 9 = 183 s;
+# 5 rounds about 15 min.
+set -euo pipefail
+
+ours=$1 mainline=$2 guest_config=$3 initramfs=$4 out=$5
+top=$(cd "$(dirname "$0")/.." && pwd)
+docs=${BENCH_DOCS:-$top/docs}
+report=$top/bench/report.py
+cost=$top/bench/cost.py
+reps=${COST_REPS:-5}
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bench-cost: COST_REPS=$reps is not a count of rounds" >&2; exit 2; }
+. "$top/bench/runner-lib.sh"
+ours_pattern=$initramfs
+
+boots=(ours mainline mainline-aa)
+declare -A image=([ours]=$ours [mainline]=$mainline [mainline-aa]=$mainline)
+declare -A expect=([ours]=patched [mainline]=stock [mainline-aa]=stock)
+declare -A only=([ours]="" [mainline]="" [mainline-aa]=pipe)
+declare -A est=([ours]=101 [mainline]=61 [mainline-aa]=21)
+for k in ours mainline; do
+	[[ -r ${image[$k]} ]] || { echo "bench-cost: no $k kernel at ${image[$k]}" >&2; exit 1; }
+done
+settings=""
+for v in COST_PIPE_TRIES COST_PIPE_S COST_FLEET_SIZES COST_FLEET_S; do
+	[[ -z ${!v:-} ]] || settings+=" $v=${!v// /,}"
+done
+guest_cfg="x86_64_defconfig + kvm_guest.config + $(realpath --relative-to="$top" "$guest_config") (sha256 $(sha256sum "$guest_config" | cut -c1-16))"
+
+rm -rf "$out"
+mkdir -p "$out"
+stamp=$(date -u +%Y-%m-%d-%H%M)
+raw=$out/cost-$stamp.jsonl
+record() { python3 "$report" --append "$raw" "$@"; }
+left_s=$(( reps * (est[ours] + est[mainline] + est[mainline-aa]) ))
+record --str type=bench --num format=1 --str generator="make bench-cost" \
+	--str date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+	--str commit="$(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')" \
+	--num host_cpus="$(nproc)" --str host_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
+	--str loadavg_before="$(cut -d' ' -f1-3 /proc/loadavg)" \
+	--str guest="$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG (single-threaded), 2 vCPUs, 512 MiB" \
+	--num repetitions="$reps" --str settings="${settings# }"
+
+echo "bench-cost: $reps rounds of ${boots[*]}: $(( reps * ${#boots[@]} )) boots, about $(( (left_s + 30) / 60 )) min on a quiet host"
+start=$(date +%s) boots_ms=0 nboot=0
+for rep in $(seq 1 "$reps"); do
+	for k in "${boots[@]}"; do
+		nboot=$((nboot + 1))
+		wait_quiet
+		echo "bench-cost: boot $nboot of $(( reps * ${#boots[@]} )): $k, round $rep of $reps; $(( ($(date +%s) - start) / 60 )) min in, about $(( (left_s + 30) / 60 )) min to go"
+		name=cost-$rep-$k
+		watch_others "$out/others-$name" &
+		watcher=$!
+		t0=$(date +%s%N) w0=$(cpu_wait_us)
+		rc=0
+		RESULTS_DIR=$out EXTRA_APPEND="BENCH_KERNEL=$k${only[$k]:+ COST_ONLY=${only[$k]}}$settings" \
+			"$top/tests/qemu/run-guest.sh" "$name" "${image[$k]}" "$initramfs" \
+			cost-suite "${expect[$k]}" 900 || rc=$?
+		w1=$(cpu_wait_us) t1=$(date +%s%N)
+		kill "$watcher"
+		wait "$watcher" 2>/dev/null || true
+		boots_ms=$(( boots_ms + (t1 - t0) / 1000000 ))
+		host=(--num rep="$rep" --str kernel="$k"
+			--num host_cpu_pressure_pct=$(( (w1 - w0) * 100 / ((t1 - t0) / 1000) ))
+			--num other_guests="$(cat "$out/others-$name")")
+		record --str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc"
+		if grep -qs '^BENCH-' "$out/$name.log.txt"; then
+			record "${host[@]}" --str image="$(basename "${image[$k]}")" \
+				--str image_sha256="$(sha256sum "${image[$k]}" | cut -c1-16)" \
+				--str config="$guest_cfg" "$out/$name.log.txt"
+		fi
+		if ((rc != 0)); then
+			echo "bench-cost: the $k boot of round $rep failed (rc=$rc); the results so far are in $raw; no page written" >&2
+			exit "$rc"
+		fi
+		left_s=$(( left_s > est[$k] ? left_s - est[$k] : 0 ))
+	done
+done
+elapsed=$(( $(date +%s) - start ))
+record --str type=end --str loadavg_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
+	--num boots_s=$(( boots_ms / 1000 )) --num elapsed_s="$elapsed"
+
+render() { python3 "$cost" --from "$1" --md "$2" --png "$3"; }
+if ((reps < 5)); then
+	render "$raw" "$out/benchmarks-cost.md" "$out/benchmarks-cost.png"
+	echo "bench-cost: a trial (fewer than 5 rounds): $raw and $out/benchmarks-cost.md, docs/ untouched"
+else
+	mkdir -p "$docs/bench-raw"
+	cp "$raw" "$docs/bench-raw/"
+	render "$docs/bench-raw/$(basename "$raw")" "$docs/benchmarks-cost.md" "$docs/benchmarks-cost.png"
+	echo "bench-cost: raw data in $docs/bench-raw/$(basename "$raw") (commit it with the page)"
+fi
+echo "bench-cost: $(( boots_ms / 1000 ))s in the guests, ${elapsed}s in all; logs in $out"
