@@ -19,18 +19,9 @@ shift 2
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$(dirname "$src")/mainline
 tree=$base/src
-git=(git -C "$src" -c advice.detachedHead=false)
 
-die() { echo "kernel-mainline: $*" >&2; exit 1; }
-"${git[@]}" rev-parse -q --verify 'pristine^{commit}' >/dev/null || die "$src has no 'pristine' commit (scripts/kernel-tree.sh makes it)"
-
-# A worktree whose repository was made again (new tarball) is made again too.
-if ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-	rm -rf "$tree"
-	"${git[@]}" worktree prune
-	mkdir -p "$base"
-	"${git[@]}" worktree add -q --detach "$tree" pristine
-fi
+. "$top/scripts/lib/worktree.sh"
+kernel_worktree "$src" "$tree"
 git -C "$tree" -c advice.detachedHead=false checkout -q --detach pristine
 echo "kernel-mainline: $tree at pristine ($(git -C "$tree" rev-parse --short HEAD)), no patch of the series"
 exec "$top/scripts/kernel-build.sh" "$tree" "$base/obj-guest" "$out" "$@"

@@ -16,11 +16,8 @@ git=(git -C "$src" -c advice.detachedHead=false)
 
 mapfile -t commits < <("${git[@]}" rev-list --reverse pristine..HEAD)
 ((${#commits[@]})) || { echo "series-builds: no patches applied in $src" >&2; exit 1; }
-if [[ ! -e $tree/.git ]]; then
-	rm -rf "$tree"
-	"${git[@]}" worktree prune
-	"${git[@]}" worktree add -q --detach "$tree" pristine
-fi
+. "$top/scripts/lib/worktree.sh"
+kernel_worktree "$src" "$tree"
 
 n=0
 for commit in "${commits[@]}"; do
