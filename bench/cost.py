@@ -116,12 +116,14 @@ def scaling(runs):
             thr = fleet_value(runs, k, run, n, "nr_throttled")
             row.append(f"{fmt_spread(spread(cpu.values()), f1)} / {fmt_spread(spread(thr.values()), lambda v: f'{v:,.0f}')}"
                        if cpu else "–")
-        same = ratio(fleet_value(runs, "ours", "fleet-500", n, "overhead_pct"),
-                     fleet_value(runs, "mainline", "fleet-500", n, "overhead_pct"))
-        row.append(fmt_spread(spread(same.values()), lambda v: f"{v:.2f}") if same else "–")
+        base = fleet_value(runs, "mainline", "fleet-500", n, "overhead_pct")
+        for k in ("ours", "mainline-aa"):
+            r = ratio(fleet_value(runs, k, "fleet-500", n, "overhead_pct"), base)
+            row.append(fmt_spread(spread(r.values()), lambda v: f"{v:.2f}") if r else "–")
         rows.append(row)
     return md_table(["groups"] + [f"{t}: system + softirq % / throttled periods" for *_, t in FLEETS]
-                    + ["ours / mainline, system + softirq (burst = quota)"], rows, 1)
+                    + ["ours / mainline, system + softirq (burst = quota)",
+                       "mainline again / mainline (A/A)"], rows, 1)
 
 
 def plot(runs, png, reps):
@@ -156,6 +158,10 @@ def page(path, meta, runs, boots, end, png_name):
     table, r_ours, r_aa = overhead(runs)
     pipe = [r for r in runs if r["run"] == "pipe"]
     fleet = [r for r in runs if r["run"].startswith("fleet-")]
+    # The settings as the runs report them (COST_* may change them).
+    pipe_s = spread(r["result"]["elapsed_ns"] / 1e9 for r in pipe)[0] if pipe else 0
+    tries = max((r.get("try", 1) for r in pipe), default=0)
+    window_s = spread(r["result"]["window_ns"] / 1e9 for r in fleet)[0] if fleet else 0
     config = next((r.get("config") for r in runs if r.get("config")), "?")
     release = {r["kernel"]: r["release"] for r in runs}
     pressure = [b.get("host_cpu_pressure_pct", 0) for b in boots]
@@ -170,12 +176,12 @@ def page(path, meta, runs, boots, end, png_name):
         f"rounds: ours, mainline, mainline again; {meta['repetitions']} rounds.", "",
         "## Hot path", "",
         "`costbench pipe` (bench/costbench.c) passes a byte back and forth between two "
-        "processes through two pipes for 3 s, as `perf bench sched pipe` does, both "
+        f"processes through two pipes for {pipe_s:.0f} s, as `perf bench sched pipe` does, both "
         "pinned to CPU 0, in a group limited to 1 s per 100 ms with burst 1 s (the "
         "same on both kernels; 10 CPUs of quota, never reached): every round trip is "
         "two wake-ups and two switches through the group's runtime accounting, and "
-        "nothing is throttled. Each boot runs it 3 times; a round's figure is "
-        "the median of its boot's 3. The second mainline boot of each round "
+        f"nothing is throttled. Each boot runs it {tries} times; a round's figure is "
+        f"the median of its boot's {tries}. The second mainline boot of each round "
         "gives the noise floor: mainline against itself, minutes apart.", "",
         f"ns per round trip ({len(pipe)} runs):", "", table, "",
         f"**ours / mainline: {fmt_spread(r_ours, f3)}**, against an A/A noise floor of "
@@ -184,12 +190,14 @@ def page(path, meta, runs, boots, end, png_name):
         "## Scaling with the number of limited groups", "",
         "`costbench fleet` makes N groups, each limited to 0.5 ms per 100 ms, each with "
         "a process that spins 1.5 ms of CPU every second (the groups' phases spread "
-        "over the second; 0.75 CPU of demand at 500 groups), and measures 5 s after "
+        f"over the second; 0.75 CPU of demand at 500 groups), and measures {window_s:.0f} s after "
         "2 s of warm-up: the guest's CPU time in system and softirq context "
         "(`/proc/stat`, both vCPUs) and the throttled periods summed over the groups "
         "(`cpu.stat`). With burst = quota (all mainline allows) the pool holds 1 ms "
         "and each 1.5 ms spin is throttled once; ours also runs with burst 1.5 ms, "
-        "which covers a spin.", "",
+        "which covers a spin. The second mainline boot runs the fleet too: its ratio "
+        "to the first is the noise floor of the scaling ratios. With few groups the "
+        "system share is a few ticks of the window, so those rows' ratios are mostly noise.", "",
         f"Median [min–max] over the rounds ({len(fleet)} runs):", "",
         scaling(runs), "",
     ]

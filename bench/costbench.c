@@ -126,14 +126,15 @@ static int pipe_mode(uint64_t seconds)
 	do {
 		for (int i = 0; i < 256; i++) {
 			if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
-				die("round trip %llu: %s", (unsigned long long)trips, strerror(errno));
+				die("round trip %llu: the echoing process is gone",
+				    (unsigned long long)trips);
 			trips++;
 		}
 		end = now_ns(CLOCK_MONOTONIC);
 	} while (end < deadline);
 	close(ping[1]);
 	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		die("the echoing process failed");
+		die("the echoing process failed (wait status %d)", st);
 	printf("{\"mode\":\"pipe\",\"round_trips\":%llu,\"elapsed_ns\":%llu,\"ns_per_round_trip\":%.1f}\n",
 	       (unsigned long long)trips, (unsigned long long)(end - start),
 	       (double)(end - start) / trips);
@@ -143,31 +144,39 @@ static int pipe_mode(uint64_t seconds)
 static void write_file(const char *dir, const char *file, const char *text)
 {
 	char path[PATH_MAX];
-	ssize_t len = strlen(text);
+	ssize_t len = strlen(text), done;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, text, len) != len)
-		die("write '%s' to %s: %s", text, path, strerror(errno));
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	done = write(fd, text, len);
+	if (done != len)
+		die("write '%s' to %s: %s", text, path,
+		    done < 0 ? strerror(errno) : "short write");
 	close(fd);
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = t / NSEC_PER_SEC, .tv_nsec = t % NSEC_PER_SEC };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
 /* The fleet's spinner: SPIN of CPU every EVERY, from FIRST on, until killed. */
 static void spin_forever(uint64_t first, uint64_t every, uint64_t spin)
 {
-	struct timespec ts;
-	uint64_t next = first;
+	/* volatile: the loop must not be optimised away; it is the load */
 	volatile unsigned long sink = 0;
+	uint64_t next = first, until;
 
 	for (;;) {
-		ts.tv_sec = next / NSEC_PER_SEC;
-		ts.tv_nsec = next % NSEC_PER_SEC;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		sleep_until(next);
 		/* CPU time, not wall time: a throttled spinner still spins SPIN. */
-		uint64_t until = now_ns(CLOCK_THREAD_CPUTIME_ID) + spin;
-
+		until = now_ns(CLOCK_THREAD_CPUTIME_ID) + spin;
 		while (now_ns(CLOCK_THREAD_CPUTIME_ID) < until)
 			for (int i = 0; i < 2000; i++)
 				sink += i;
@@ -178,65 +187,105 @@ static void spin_forever(uint64_t first, uint64_t every, uint64_t spin)
 	}
 }
 
+/* What a failed fleet run must undo: its processes and its groups. */
+static struct {
+	const char *dir;
+	unsigned int made;	/* groups g0 .. g<made-1> exist */
+	unsigned int forked;	/* pids[0 .. forked-1] run */
+	pid_t pids[FLEET_MAX];
+} fleet;
+
+/* Stop the spinners; a spinner that died before SIGKILL failed its job. */
+static void fleet_stop(bool check)
+{
+	unsigned int n = fleet.forked;
+	int st;
+
+	fleet.forked = 0;
+	for (unsigned int i = 0; i < n; i++)
+		kill(fleet.pids[i], SIGKILL);
+	for (unsigned int i = 0; i < n; i++) {
+		if (waitpid(fleet.pids[i], &st, 0) < 0)
+			continue;
+		if (check && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
+			die("the spinner of group g%u ended before it was stopped (wait status %d)", i, st);
+	}
+}
+
+static void fleet_remove(void)
+{
+	char g[PATH_MAX];
+
+	while (fleet.made) {
+		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, --fleet.made);
+		/* The last task may still be leaving the group after it was reaped. */
+		for (int i = 0; rmdir(g) && errno == EBUSY && i < 100; i++)
+			usleep(10000);
+	}
+}
+
+/* die() during a fleet run: leave no spinner and no group behind. */
+static void fleet_cleanup(void)
+{
+	fleet_stop(false);
+	fleet_remove();
+}
+
 struct fleet_sample {
 	struct bb_procstat cpu;
 	struct bb_cpustat groups;	/* summed over the groups */
+	uint64_t cpu_at, groups_at;	/* CLOCK_MONOTONIC of the reads */
 };
 
-static void read_procstat(struct fleet_sample *s, uint64_t *at)
+static void read_procstat(struct fleet_sample *s)
 {
 	char buf[4096];
 	int ret = cgfile_read("/proc", "stat", buf, sizeof(buf));
 
 	if (ret || bb_parse_procstat(buf, &s->cpu))
-		die("/proc/stat: %s", ret ? strerror(-ret) : "no cpu line");
-	*at = now_ns(CLOCK_MONOTONIC);
+		die("/proc/stat: %s", ret ? strerror(-ret) : "no aggregate cpu line");
+	s->cpu_at = now_ns(CLOCK_MONOTONIC);
 }
 
 /*
  * The groups' cpu.stat and the guest's CPU time. Reading 500 groups takes
- * a while under TCG: the window's /proc/stat reads are the inner ones
- * (after the groups at its start, before them at its end), so that work is
- * not in the window's CPU figures.
+ * a while under TCG, so each window has its own bounds: the /proc/stat
+ * reads are the inner ones (after the groups at the start, before them at
+ * the end), which keeps that reading out of the CPU figures, and the
+ * groups' window, a little longer, is timed as well.
  */
-static void fleet_sample(const char *dir, unsigned int groups, struct fleet_sample *s,
-			 bool window_start, uint64_t *at)
+static void fleet_sample(unsigned int groups, struct fleet_sample *s, bool window_start)
 {
 	char buf[4096], g[PATH_MAX];
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	if (!window_start)
-		read_procstat(s, at);
+		read_procstat(s);
+	if (window_start)
+		s->groups_at = now_ns(CLOCK_MONOTONIC);
 	for (unsigned int i = 0; i < groups; i++) {
 		struct bb_cpustat st;
 
-		snprintf(g, sizeof(g), "%s/g%u", dir, i);
+		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, i);
 		ret = cgfile_read(g, "cpu.stat", buf, sizeof(buf));
-		if (ret || bb_parse_cpustat(buf, &st) <= 0)
-			die("%s/cpu.stat: %s", g, ret ? strerror(-ret) : "unreadable");
+		if (ret)
+			die("%s/cpu.stat: %s", g, strerror(-ret));
+		if (bb_parse_cpustat(buf, &st) <= 0)
+			die("%s/cpu.stat: no key costbench knows", g);
 		for (int k = 0; k < BB_NSTAT; k++) {
 			s->groups.v[k] += st.v[k];
 			s->groups.have[k] = st.have[k];
 		}
 	}
+	if (!window_start)
+		s->groups_at = now_ns(CLOCK_MONOTONIC);
 	if (window_start)
-		read_procstat(s, at);
-}
-
-static void remove_group(const char *g)
-{
-	/* The last task may still be leaving the group just after it was reaped. */
-	for (int i = 0; rmdir(g); i++) {
-		if (errno != EBUSY || i == 100)
-			die("rmdir %s: %s", g, strerror(errno));
-		usleep(10000);
-	}
+		read_procstat(s);
 }
 
 static int fleet_mode(char **argv)
 {
-	const char *dir = argv[0];
 	unsigned int groups = arg_u64("GROUPS", argv[1], 1, FLEET_MAX);
 	uint64_t quota = arg_u64("QUOTA", argv[2], 1000, 1000000000);
 	uint64_t period = arg_u64("PERIOD", argv[3], 1000, 1000000);
@@ -245,78 +294,84 @@ static int fleet_mode(char **argv)
 	uint64_t every = arg_u64("EVERY_MS", argv[6], 1, 60000) * NSEC_PER_MSEC;
 	uint64_t warmup = arg_u64("WARMUP_S", argv[7], 0, 3600) * NSEC_PER_SEC;
 	uint64_t seconds = arg_u64("SECONDS", argv[8], 1, 3600);
-	static pid_t pids[FLEET_MAX];
 	struct fleet_sample a, b;
 	struct bb_cpustat d;
 	char g[PATH_MAX], text[64];
-	uint64_t t0, t1, t_end, t_setup, window, total;
+	uint64_t t0, t_setup, total;
 	double to_pct;
+	int go[2];
 
+	fleet.dir = argv[0];
 	if (spin >= every)
 		die("SPIN_US (%llu us) must be shorter than EVERY_MS (%llu ms)",
 		    (unsigned long long)(spin / NSEC_PER_USEC),
 		    (unsigned long long)(every / NSEC_PER_MSEC));
-	write_file(dir, "cgroup.subtree_control", "+cpu");
+	write_file(fleet.dir, "cgroup.subtree_control", "+cpu");
 	t_setup = now_ns(CLOCK_MONOTONIC);
-	/* The spinners start together, one EVERY after the last group is made. */
+	atexit(fleet_cleanup);
 	for (unsigned int i = 0; i < groups; i++) {
-		snprintf(g, sizeof(g), "%s/g%u", dir, i);
+		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, i);
 		if (mkdir(g, 0755))
 			die("mkdir %s: %s", g, strerror(errno));
+		fleet.made++;
 		snprintf(text, sizeof(text), "%llu %llu", (unsigned long long)quota,
 			 (unsigned long long)period);
 		write_file(g, "cpu.max", text);
 		snprintf(text, sizeof(text), "%llu", (unsigned long long)burst);
 		write_file(g, "cpu.max.burst", text);
 	}
-	t0 = now_ns(CLOCK_MONOTONIC) + every;
+	/*
+	 * The spinners start together, one EVERY after the last is forked,
+	 * whatever forking 500 of them costs: each waits for its start time.
+	 */
+	xpipe(go);
 	for (unsigned int i = 0; i < groups; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0)
+		pid_t pid = fork();
+
+		if (pid < 0)
 			die("fork: %s", strerror(errno));
-		if (!pids[i]) {
-			snprintf(g, sizeof(g), "%s/g%u", dir, i);
+		if (!pid) {
+			fleet.forked = 0;
+			fleet.made = 0;
+			close(go[1]);
+			snprintf(g, sizeof(g), "%s/g%u", fleet.dir, i);
 			write_file(g, "cgroup.procs", "0");
+			if (read(go[0], &t0, sizeof(t0)) != sizeof(t0))
+				_exit(1);
 			spin_forever(t0 + every * i / groups, every, spin);
 		}
+		fleet.pids[fleet.forked++] = pid;
 	}
+	t0 = now_ns(CLOCK_MONOTONIC) + every;
+	for (unsigned int i = 0; i < groups; i++)
+		if (write(go[1], &t0, sizeof(t0)) != sizeof(t0))
+			die("starting the spinners: %s", strerror(errno));
+	close(go[0]);
+	close(go[1]);
 	t_setup = now_ns(CLOCK_MONOTONIC) - t_setup;
-	{
-		struct timespec ts = { .tv_sec = (t0 + warmup) / NSEC_PER_SEC,
-				       .tv_nsec = (t0 + warmup) % NSEC_PER_SEC };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
-	}
-	fleet_sample(dir, groups, &a, true, &t1);
-	{
-		struct timespec ts = { .tv_sec = seconds };
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	}
-	fleet_sample(dir, groups, &b, false, &t_end);
-	window = t_end - t1;
-	for (unsigned int i = 0; i < groups; i++)
-		kill(pids[i], SIGKILL);
-	for (unsigned int i = 0; i < groups; i++)
-		waitpid(pids[i], NULL, 0);
-	for (unsigned int i = 0; i < groups; i++) {
-		snprintf(g, sizeof(g), "%s/g%u", dir, i);
-		remove_group(g);
-	}
+	sleep_until(t0 + warmup);
+	fleet_sample(groups, &a, true);
+	sleep_until(a.cpu_at + seconds * NSEC_PER_SEC);
+	fleet_sample(groups, &b, false);
+	fleet_stop(true);
+	fleet_remove();
 
 	bb_cpustat_delta(&a.groups, &b.groups, &d);
 	total = 0;
 	for (int k = 0; k < BB_NPROCSTAT; k++)
 		total += b.cpu.v[k] - a.cpu.v[k];
 	to_pct = total ? 100.0 / total : 0;
-	printf("{\"mode\":\"fleet\",\"groups\":%u,\"quota_us\":%llu,\"period_us\":%llu,\"burst_us\":%llu,"
-	       "\"spin_us\":%llu,\"every_ms\":%llu,\"setup_ms\":%llu,\"window_ns\":%llu,"
-	       "\"demand_pct\":%.3f",
+	printf("{\"mode\":\"fleet\",\"groups\":%u,\"quota_us\":%llu,\"period_us\":%llu,\"burst_us\":%llu,",
 	       groups, (unsigned long long)quota, (unsigned long long)period,
-	       (unsigned long long)burst, (unsigned long long)(spin / NSEC_PER_USEC),
+	       (unsigned long long)burst);
+	printf("\"spin_us\":%llu,\"every_ms\":%llu,\"setup_ms\":%llu,\"demand_pct\":%.3f,",
+	       (unsigned long long)(spin / NSEC_PER_USEC),
 	       (unsigned long long)(every / NSEC_PER_MSEC),
-	       (unsigned long long)(t_setup / NSEC_PER_MSEC), (unsigned long long)window,
+	       (unsigned long long)(t_setup / NSEC_PER_MSEC),
 	       100.0 * groups * spin / every / sysconf(_SC_NPROCESSORS_ONLN));
+	printf("\"window_ns\":%llu,\"groups_window_ns\":%llu",
+	       (unsigned long long)(b.cpu_at - a.cpu_at),
+	       (unsigned long long)(b.groups_at - a.groups_at));
 	/* Shares of all CPU time in the window, in percent. */
 	for (int k = 0; k < BB_NPROCSTAT; k++)
 		printf(",\"%s_pct\":%.3f", bb_procstat_names[k],

@@ -76,7 +76,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BURSTCTL = os.environ.get("BURSTCTL") or os.path.join(TOP, "build", "burstctl", "burstctl")
 # Phases of the period the model is replayed at: a run meets the period at
 # a phase nobody recorded.
-MODEL_PHASES = 8
+MODEL_PHASES = 20
 
 
 class BenchError(Exception):
@@ -402,12 +402,13 @@ def bandwidth_table(cases, keys):
 
 
 def batch_cpu_us(res):
-    """The CPU one batch cost the group: its cpu.stat usage over the window
-    per measured batch (the requests' CPU and the threads' own work, as the
-    kernel charged it), or the requests' nominal CPU without it."""
-    usage, n = res["cpu_stat"].get("usage_usec"), res["requests"]
-    if usage and n:
-        return round(usage * res["batch"] / n)
+    """The CPU one batch brings: what its requests used, by their threads'
+    CPU clocks (requests_cpu_us per measured batch), or the nominal CPU
+    without it. Not the group's usage: that adds the message thread's work,
+    spread over the whole interval, to the batch's spike."""
+    used, n = res.get("requests_cpu_us"), res["requests"]
+    if used and n:
+        return round(used * res["batch"] / n)
     return res["batch"] * res["cputime_us"]
 
 
@@ -416,6 +417,9 @@ def demand_trace(res):
     (batch_cpu_us) arrives within 1 ms of when it was due, from the run's
     start (warm-up included) to the end of its measured window."""
     iv = round(res["batch"] / res["rate"] * 1e9) // 1000       # bb_interval_ns, in us
+    if iv <= 1000:
+        raise BenchError(f"a batch every {iv} us: the model's trace needs more than the 1 ms "
+                         "a batch's demand is spread over")
     end = int((res["warmup_s"] + res["rps_elapsed_s"]) * 1e6)
     cpu = batch_cpu_us(res)
     rows = ["# cpus: %d" % res["threads"], "time_us,cpu_us", "0,0"]
@@ -433,7 +437,11 @@ def model_throttles(rec):
     window over MODEL_PHASES phases, or None: no limit, no burstctl, or a
     run from before burstbench reported its elapsed window."""
     res = rec["result"]
-    if rec["quota_us"] is None or "rps_elapsed_s" not in res or not os.access(BURSTCTL, os.X_OK):
+    if rec["quota_us"] is None or "rps_elapsed_s" not in res:
+        return None
+    if not os.access(BURSTCTL, os.X_OK):
+        print(f"report: no burstctl at {BURSTCTL} (make burstctl): no model comparison",
+              file=sys.stderr)
         return None
     burst = rec["burst_us"] if rec.get("burst_enabled", 1) != 0 else 0
     period = rec["period_us"]
@@ -456,9 +464,13 @@ def model_throttles(rec):
 
 
 def needless_table(cases):
-    """Per limited case: throttled periods seen, the model's, and those the
-    model could not explain whatever the phase (seen - the model's most)."""
-    rows, total, runs = [], 0, 0
+    """Per limited case: the throttled periods the kernel counted and the
+    model's range over the phases. Where the model needs none at any phase,
+    every counted throttle is needless; where it needs some, counts alone
+    cannot tell the needless ones from the needed (they may cancel), and
+    the row says so. Returns (table, needless, runs where the model needs
+    none) or None."""
+    rows, needless_total, free_runs = [], 0, 0
     for k in sorted(cases, key=lambda k: (ORDER.index(k[1]) if k[1] in ORDER else 99,
                                           KERNELS.index(k[0]) if k[0] in KERNELS else 9)):
         recs = [r for r in cases[k] if r["quota_us"] is not None]
@@ -468,18 +480,20 @@ def needless_table(cases):
         if any(m is None for m in models):
             return None
         seen = [r["result"]["cpu_stat"]["nr_throttled"] for r in recs]
-        needless = [max(0, s - m[1]) for s, m in zip(seen, models)]
-        total += sum(needless)
-        runs += len(recs)
-        count = lambda v: f"{v:,.0f}"
+        count = "{:,.0f}".format
+        if all(m[1] == 0 for m in models):
+            needless = fmt_spread(spread(seen), count)
+            needless_total += sum(seen)
+            free_runs += len(recs)
+        else:
+            needless = "not told by counts"
         rows.append([k[0], k[1], str(len(recs)), fmt_spread(spread(seen), count),
-                     ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in models),
-                     fmt_spread(spread(needless), count)])
+                     ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in models), needless])
     if not rows:
         return None
     table = md_table(["kernel", "run", "reps", "nr_throttled seen", "the model's, fewest–most over "
-                      f"{MODEL_PHASES} phases, per repetition", "beyond the model's most"], rows, right_from=2)
-    return table, total, runs
+                      f"{MODEL_PHASES} phases, per repetition", "needless"], rows, right_from=2)
+    return table, needless_total, free_runs
 
 
 def discarded_table(discards):
@@ -637,7 +651,9 @@ def run_lines(data, md):
         out.append(f"raw data: [`{src}`]({link}); "
                    f"every figure here is computed from it alone: `bench/report.py --from {src} "
                    f"--template bench/benchmarks.md.in --setup bench/setup-kernel.md "
-                   f"--generator '{m.get('generator', '?')}' --md OUT.md --png OUT.png`")
+                   f"--generator '{m.get('generator', '?')}' --md OUT.md --png OUT.png` "
+                   f"(the model's section replays the runs with `build/burstctl/burstctl`: "
+                   f"`make burstctl`)")
     return out
 
 
@@ -733,19 +749,22 @@ def tables(data):
     if needless:
         table, total, runs = needless
         out += ["### Throttles the model says were avoidable", "",
-                "Each limited run's demand (its batches, when they were due, each costing "
-                "the CPU the group was charged per batch in the window) replayed through "
-                "the reference model of the refill rule (`model/bw-replay.c`, via `burstctl "
-                "simulate`) from the run's start, with the run's quota, period and burst, at "
+                "Each limited run's demand (its batches, when they were due, each bringing "
+                "the CPU its requests used) replayed through the reference model of the "
+                "refill rule (`model/bw-replay.c`, via `burstctl simulate`) from the run's "
+                "start, with the run's quota, period and burst, at "
                 f"{MODEL_PHASES} phases of the period; the model's throttled periods are those "
-                "ending in the measured window. A throttle the kernel counted beyond the "
-                "model's most, at any phase, is one the pool rule did not require: the "
-                "physical limit is 0. The model serves demand the moment the pool allows; "
-                "the kernel hands runtime to each CPU in 5 ms slices, returns a CPU's unused "
-                "slice only after the slack timer, and overruns by up to a tick, so it can "
-                "throttle where the model does not. Where two kernels run the same setting, "
-                "the difference between their counts is what one kernel's rule adds.", "", table, "",
-                f"In all: **{total:,}** throttled periods beyond the model's in {runs} limited runs.", ""]
+                "ending in the measured window. Where the model needs no throttle at any "
+                "phase, every throttle the kernel counted is one the pool rule did not "
+                "require: needless, and the physical limit is 0. Where the model needs "
+                "some, the counts cannot tell needless throttles from needed ones (a run "
+                "can have both, and they cancel in a count), and the kernel is not the "
+                "model: it hands runtime to each CPU in 5 ms slices, returns a CPU's unused "
+                "slice only after the slack timer, and lets a CPU overrun by up to a tick "
+                "before it throttles, so at a pool just below a batch's demand it throttles "
+                "some batches the model throttles and lets others through.", "", table, "",
+                f"Needless: **{total:,}** throttled periods in the {runs} limited runs whose "
+                "pool the model says covers every batch.", ""]
     if data.discards:
         out += ["### Discarded tries and boots", "",
                 "Tries run again because the host stalled a request, and runs of boots booted "

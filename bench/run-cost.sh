@@ -2,8 +2,8 @@
 # What the series costs (make bench-cost): bench/cost-suite.sh on our kernel
 # and on mainline built with the same config, booted in rounds: ours,
 # mainline, mainline again (COST_REPS rounds, 5 by default). The second
-# mainline boot runs the hot-path case only: mainline against itself, its
-# spread is the noise floor the ours/mainline ratio is read against. Every
+# mainline boot runs what the first does: mainline against itself, its
+# spread is the noise floor the ours/mainline ratios are read against. Every
 # result, with the kernel, its image and the boot's host pressure, goes into
 # docs/bench-raw/cost-DATE.jsonl, and docs/benchmarks-cost.md and .png are
 # computed from that file alone (bench/cost.py --from).
@@ -16,8 +16,8 @@
 # Time, on this 2-core host under single-threaded TCG, a boot costs about
 # 12 s beyond its runs: the hot path 3 x 3 s; the fleet 4 sizes x (setup,
 # 1 s to start, 2 s warm-up, 5 s), about 10 s each, per burst (ours runs two).
-# A round: ours 12 + 9 + 80 + mainline 12 + 9 + 40 + A/A 12 + 9 = 183 s;
-# 5 rounds about 15 min.
+# A round: ours 12 + 9 + 80 + mainline 12 + 9 + 40, twice = 223 s;
+# 5 rounds about 19 min.
 set -euo pipefail
 
 ours=$1 mainline=$2 guest_config=$3 initramfs=$4 out=$5
@@ -33,8 +33,7 @@ ours_pattern=$initramfs
 boots=(ours mainline mainline-aa)
 declare -A image=([ours]=$ours [mainline]=$mainline [mainline-aa]=$mainline)
 declare -A expect=([ours]=patched [mainline]=stock [mainline-aa]=stock)
-declare -A only=([ours]="" [mainline]="" [mainline-aa]=pipe)
-declare -A est=([ours]=101 [mainline]=61 [mainline-aa]=21)
+declare -A est=([ours]=101 [mainline]=61 [mainline-aa]=61)
 for k in ours mainline; do
 	[[ -r ${image[$k]} ]] || { echo "bench-cost: no $k kernel at ${image[$k]}" >&2; exit 1; }
 done
@@ -70,7 +69,7 @@ for rep in $(seq 1 "$reps"); do
 		watcher=$!
 		t0=$(date +%s%N) w0=$(cpu_wait_us)
 		rc=0
-		RESULTS_DIR=$out EXTRA_APPEND="BENCH_KERNEL=$k${only[$k]:+ COST_ONLY=${only[$k]}}$settings" \
+		RESULTS_DIR=$out EXTRA_APPEND="BENCH_KERNEL=$k$settings" \
 			"$top/tests/qemu/run-guest.sh" "$name" "${image[$k]}" "$initramfs" \
 			cost-suite "${expect[$k]}" 900 || rc=$?
 		w1=$(cpu_wait_us) t1=$(date +%s%N)

@@ -1,8 +1,9 @@
-# Helpers for timing guests under TCG, sourced by bench/run-kernel.sh and
-# bench/run-image.sh: timing is only meaningful when our guest has the
-# host's CPUs to itself. The sourcing script sets ours_pattern, and for
-# write_info (bench/run-image.sh's; bench/run-kernel.sh records the same in
-# its raw file): top, out, load_before, notes, boots_ms, elapsed.
+# Helpers for timing guests under TCG, sourced by bench/run-kernel.sh,
+# bench/run-cost.sh and bench/run-image.sh: timing is only meaningful when
+# our guest has the host's CPUs to itself. The sourcing script sets
+# ours_pattern, and for write_info (bench/run-image.sh's; bench/run-kernel.sh
+# records the same in its raw file): top, out, load_before, notes, boots_ms,
+# elapsed.
 # shellcheck shell=bash
 
 # The run settings both setups pass to bench/suite.sh, and the kernel

@@ -445,21 +445,21 @@ class ModelThrottles(unittest.TestCase):
     def run_rec(self, burst, seen=0, enabled=1, elapsed=10.0):
         res = result(runtime_s=elapsed)
         res["cpu_stat"]["nr_throttled"] = seen
-        # Charged exactly the requests' CPU: 30 ms a batch.
-        res["cpu_stat"]["usage_usec"] = res["requests"] * res["cputime_us"]
+        # The requests used exactly their CPU: 30 ms a batch.
+        res["requests_cpu_us"] = res["requests"] * res["cputime_us"]
         return {"quota_us": 10000, "period_us": 50000, "burst_us": burst, "burst_enabled": enabled,
                 "result": res, "kernel": "ours", "run": "s2-burst", "rep": 1}
 
-    def test_batch_cost_is_what_the_group_was_charged(self):
+    def test_batch_cost_is_what_its_requests_used(self):
         res = result()
-        res["cpu_stat"]["usage_usec"] = 502 * 15750
-        self.assertEqual(report.batch_cpu_us(res), 31500)
-        del res["cpu_stat"]["usage_usec"]
+        res["requests_cpu_us"] = 502 * 15350
+        self.assertEqual(report.batch_cpu_us(res), 30700)
+        del res["requests_cpu_us"]
         self.assertEqual(report.batch_cpu_us(res), 30000)
 
     def test_demand_trace(self):
         res = result(runtime_s=1.0)
-        res["cpu_stat"]["usage_usec"] = 502 * 15000
+        res["requests_cpu_us"] = 502 * 15000
         rows = report.demand_trace(res).splitlines()
         self.assertEqual(rows[:4], ["# cpus: 2", "time_us,cpu_us", "0,0", "1000,30000"])
         # Batches every 2 / 9.5238 s = 210000 us, due before 2 s + 1 s.
@@ -472,7 +472,7 @@ class ModelThrottles(unittest.TestCase):
         self.assertTrue(os.access(report.BURSTCTL, os.X_OK), f"no burstctl at {report.BURSTCTL}")
         self.assertEqual(report.model_throttles(self.run_rec(30000)), (0, 0))
 
-    def test_capped_pool_throttles_every_batch(self):
+    def test_capped_pool_throttles_four_batches_in_five(self):
         # A 30 ms batch from a full 20 ms pool (refilled in the 4 periods
         # between batches): two CPUs drain the pool in 10 ms, so a batch
         # escapes only when a boundary falls in those 10 ms, and otherwise
@@ -488,15 +488,20 @@ class ModelThrottles(unittest.TestCase):
         off = report.model_throttles(self.run_rec(30000, enabled=0))
         self.assertGreater(off[0], fewest)
 
-    def test_needless_is_beyond_the_models_most(self):
-        cases = {("ours", "s2-burst"): [self.run_rec(30000, seen=3)],
+    def test_needless_only_where_the_model_needs_none(self):
+        cases = {("ours", "s2-burst"): [self.run_rec(30000, seen=3), dict(self.run_rec(30000, seen=1), rep=2)],
                  ("mainline", "s2-capped"): [dict(self.run_rec(10000, seen=500), kernel="mainline",
                                                   run="s2-capped")]}
         table, total, runs = report.needless_table(cases)
-        most = report.model_throttles(cases[("mainline", "s2-capped")][0])[1]
-        self.assertEqual(runs, 2)
-        self.assertEqual(total, 3 + 500 - most)
-        self.assertIn("| ours | s2-burst | 1 | 3 | 0 | 3 |", table)
+        self.assertEqual((total, runs), (4, 2))
+        self.assertIn("| ours | s2-burst | 2 | 2 [1–3] | 0, 0 | 2 [1–3] |", table)
+        self.assertRegex(table, r"\| mainline \| s2-capped \| 1 \| 500 \| 3\d–\d+ \| not told by counts \|")
+
+    def test_a_batch_interval_the_trace_cannot_hold(self):
+        res = result()
+        res["rate"] = 4000.0
+        with self.assertRaises(report.BenchError):
+            report.demand_trace(res)
 
     def test_no_limit_no_row(self):
         rec = self.run_rec(0)

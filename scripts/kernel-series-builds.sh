@@ -14,10 +14,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tree=$src-bisect
 git=(git -C "$src" -c advice.detachedHead=false)
 
-mapfile -t commits < <("${git[@]}" rev-list --reverse pristine..HEAD)
-((${#commits[@]})) || { echo "series-builds: no patches applied in $src" >&2; exit 1; }
 . "$top/scripts/lib/worktree.sh"
 kernel_worktree "$src" "$tree"
+mapfile -t commits < <("${git[@]}" rev-list --reverse pristine..HEAD)
+((${#commits[@]})) || { echo "series-builds: no patches applied in $src" >&2; exit 1; }
 
 n=0
 for commit in "${commits[@]}"; do

@@ -18,10 +18,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tree=$src-prefix
 git=(git -C "$src" -c advice.detachedHead=false)
 
-mapfile -t commits < <("${git[@]}" rev-list --reverse pristine..HEAD)
-((${#commits[@]})) || { echo "series-prefixes: no patches applied in $src" >&2; exit 1; }
 . "$top/scripts/lib/worktree.sh"
 kernel_worktree "$src" "$tree"
+mapfile -t commits < <("${git[@]}" rev-list --reverse pristine..HEAD)
+((${#commits[@]})) || { echo "series-prefixes: no patches applied in $src" >&2; exit 1; }
 mkdir -p "$out"
 
 total=$((${#commits[@]} + 1))
