@@ -7,18 +7,18 @@
 #   pipe   the hot path: COST_PIPE_TRIES runs of COST_PIPE_S seconds of pipe
 #          round trips in a group whose quota (10 CPUs) two vCPUs never reach
 #   fleet  scaling: 1, 10, 100 and 500 limited groups (COST_FLEET_SIZES),
-#          each with a process spinning 1.5 ms of CPU every second (phases
-#          spread), quota 0.5 ms / 100 ms; the guest's CPU time by kind and
-#          the groups' throttling over COST_FLEET_S seconds. Every kernel runs
-#          it with burst = quota (0.5 ms: a spin needs three periods' quota,
-#          the pool holds two, so each spin is throttled once); ours also
-#          with burst 1.5 ms, which covers a spin
+#          each with a process spinning 3 ms of CPU every 2 s (phases
+#          spread; 0.75 CPU of demand at 500 groups), quota 1 ms / 100 ms
+#          (the kernel's least quota); the guest's CPU time by kind and the
+#          groups' throttling over COST_FLEET_S seconds. Every kernel runs
+#          it with burst = quota (a 2 ms pool: each 3 ms spin is throttled
+#          once); ours also with burst 3 ms, whose pool covers a spin
 #
 # POSIX sh, run as /tests/cost-suite. Environment (from the guest's kernel
 # command line, run-guest.sh's EXTRA_APPEND): BURSTCFS_EXPECT (set by /init),
 # BENCH_KERNEL (ours, mainline, mainline-aa or stock: the report's label),
 # COST_ONLY (pipe or fleet), COST_PIPE_TRIES (3), COST_PIPE_S (3),
-# COST_FLEET_SIZES ("1 10 100 500"), COST_FLEET_S (5).
+# COST_FLEET_SIZES ("1 10 100 500"), COST_FLEET_S (6).
 set -eu
 
 kernel=${BURSTCFS_EXPECT:-patched}
@@ -28,7 +28,7 @@ tries=${COST_PIPE_TRIES:-3}
 pipe_s=${COST_PIPE_S:-3}
 # The kernel command line carries the sizes comma-separated.
 sizes=$(echo "${COST_FLEET_SIZES:-1 10 100 500}" | tr , " ")
-fleet_s=${COST_FLEET_S:-5}
+fleet_s=${COST_FLEET_S:-6}
 only=${COST_ONLY:-}
 cb=$(dirname "$0")/costbench
 cgroot=/sys/fs/cgroup
@@ -36,9 +36,9 @@ sysctl=/proc/sys/kernel/sched_cfs_bw_burst_enabled
 
 # The fleet's shape (see the top): quota, period, spin and interval, and the
 # bursts this kernel runs it with.
-quota=500 period=100000 spin=1500 every=1000 warmup=2
-bursts=500
-[ "$kernel" != patched ] || bursts="500 1500"
+quota=1000 period=100000 spin=3000 every=2000 warmup=2
+bursts=1000
+[ "$kernel" != patched ] || bursts="1000 3000"
 
 [ -x "$cb" ] || { echo "Bail out! no costbench at $cb"; exit 1; }
 grep -qw cpu "$cgroot/cgroup.controllers" || { echo "Bail out! no cpu controller in $cgroot"; exit 1; }
@@ -87,8 +87,10 @@ if [ "$only" != fleet ]; then
 	echo 1000000 >"$dir/cpu.max.burst"
 	for t in $(seq 1 "$tries"); do
 		out=$(sh -c 'echo 0 >"$1/cgroup.procs" && exec "$2" pipe "$3"' sh "$dir" "$cb" "$pipe_s") || out=""
-		result pipe "pipe round trips in a 10-CPU-quota group, try $t: $(echo "$out" | sed -n 's/.*"ns_per_round_trip":\([0-9.]*\).*/\1/p') ns each" \
-			"\"try\":$t,\"quota_us\":1000000,\"period_us\":100000,\"burst_us\":1000000" "$out"
+		# The group's throttled periods so far: the hot path must never be throttled.
+		thr=$(sed -n 's/^nr_throttled //p' "$dir/cpu.stat")
+		result pipe "pipe round trips in a 10-CPU-quota group, try $t: $(echo "$out" | sed -n 's/.*"ns_per_round_trip":\([0-9.]*\).*/\1/p') ns each, throttled ${thr:-?}" \
+			"\"try\":$t,\"quota_us\":1000000,\"period_us\":100000,\"burst_us\":1000000,\"group_nr_throttled\":${thr:-null}" "$out"
 	done
 	rmdir "$dir"
 fi

@@ -37,13 +37,13 @@ def lines(reps=5, end=True, drop=None):
             v = values[rep - 1]
             for t, ns in enumerate((v, v - 7, v + 9), 1):
                 out.append({"type": "run", "rep": rep, "kernel": k, "run": "pipe", "try": t,
-                            "release": f"6.1-{k}", "config": "cfg",
+                            "release": f"6.1-{k}", "config": "cfg", "group_nr_throttled": 0,
                             "result": {"ns_per_round_trip": ns, "elapsed_ns": 3000000000}})
             for n in (1, 500):
-                runs = [("fleet-500", fleet(n, n / 100 + rep / 10, n / 1000, n * 5))]
+                runs = [("fleet-1000", fleet(n, n / 100 + rep / 10, n / 1000, n * 5))]
                 if k == "ours":
-                    runs.append(("fleet-1500", fleet(n, n / 100, n / 1000, 0)))
-                    runs[0] = ("fleet-500", fleet(n, 1.1 * (n / 100 + rep / 10), n / 1000, n * 5))
+                    runs.append(("fleet-3000", fleet(n, n / 100, n / 1000, 0)))
+                    runs[0] = ("fleet-1000", fleet(n, 1.1 * (n / 100 + rep / 10), n / 1000, n * 5))
                 for name, res in runs:
                     out.append({"type": "run", "rep": rep, "kernel": k, "run": name, "groups": n,
                                 "release": f"6.1-{k}", "result": res})
@@ -79,6 +79,7 @@ class Cost(unittest.TestCase):
         self.assertIn("| 3 | 990 | 1,000 | 1,000 | 0.990 | 1.000 |", text)
         self.assertIn("two pipes for 3 s", text)
         self.assertIn("runs it 3 times", text)
+        self.assertIn("0 in every run", text)
 
     def test_scaling_table(self):
         rc, text, _ = self.render(lines())

@@ -17,7 +17,7 @@
 #                 then bench-cost
 #   bench-cost    what the series costs: the hot path (pipe round trips) and
 #                 1-500 limited groups, ours against mainline with our config,
-#                 5 rounds (about 19 min); docs/bench-raw/cost-DATE.jsonl,
+#                 5 rounds (about 21 min); docs/bench-raw/cost-DATE.jsonl,
 #                 docs/benchmarks-cost.md and .png (bench/run-cost.sh)
 #   bench-deps    gnuplot for the plot (bench/deps.sh)
 
