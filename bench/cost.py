@@ -230,6 +230,8 @@ def page(path, meta, runs, boots, end, png_name):
         f"- {len(boots)} boots, {end['boots_s']} s in the guests, {end['elapsed_s']} s in all; "
         f"host CPU pressure per boot {min(pressure, default=0)}–{max(pressure, default=0)} %",
     ]
+    if end.get("note"):
+        out.append(f"- note: {end['note']}")
     return "\n".join(out) + "\n"
 
 

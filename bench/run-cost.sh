@@ -49,12 +49,8 @@ stamp=$(date -u +%Y-%m-%d-%H%M)
 raw=$out/cost-$stamp.jsonl
 record() { python3 "$report" --append "$raw" "$@"; }
 left_s=$(( reps * (est[ours] + est[mainline] + est[mainline-aa]) ))
-record --str type=bench --num format=1 --str generator="make bench-cost" \
-	--str date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
-	--str commit="$(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')" \
-	--num host_cpus="$(nproc)" --str host_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
-	--str loadavg_before="$(cut -d' ' -f1-3 /proc/loadavg)" \
-	--str guest="$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG (single-threaded), 2 vCPUs, 512 MiB" \
+bench_fields
+record --str type=bench --num format=1 --str generator="make bench-cost" "${bench_fields[@]}" \
 	--num repetitions="$reps" --str settings="${settings# }"
 
 echo "bench-cost: $reps rounds of ${boots[*]}: $(( reps * ${#boots[@]} )) boots, about $(( (left_s + 30) / 60 )) min on a quiet host"

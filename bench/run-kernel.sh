@@ -101,12 +101,8 @@ mkdir -p "$out"
 stamp=$(date -u +%Y-%m-%d-%H%M)
 raw=$out/kernel-$stamp.jsonl
 record() { python3 "$report" --append "$raw" "$@"; }
-record --str type=bench --num format=1 --str generator="make bench-kernel" \
-	--str date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
-	--str commit="$(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')" \
-	--num host_cpus="$(nproc)" --str host_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
-	--str loadavg_before="$(cut -d' ' -f1-3 /proc/loadavg)" \
-	--str guest="$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG (single-threaded), 2 vCPUs, 512 MiB" \
+bench_fields
+record --str type=bench --num format=1 --str generator="make bench-kernel" "${bench_fields[@]}" \
 	--num repetitions="$reps" --str kernels="$(IFS=,; echo "${kernels[*]}")" \
 	--num min_requests="$BENCH_MIN_REQUESTS" --num warmup_s="$warmup" --num attempts="$attempts" \
 	--num stall_us="${BENCH_STALL_US:-20000}" --str only="${BENCH_ONLY:-}" --num estimate_s="$left_s"

@@ -20,6 +20,19 @@ else
 fi
 append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
+# bench_fields: sets the array of report.py --append arguments that say when,
+# from what commit and on what host and guest a run file was made (its
+# "bench" line; bench/run-kernel.sh and bench/run-cost.sh). Needs top.
+bench_fields() {
+	# shellcheck disable=SC2034 # used by the sourcing script
+	bench_fields=(--str date="$(date -u '+%Y-%m-%d %H:%M UTC')"
+		--str commit="$(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')"
+		--num host_cpus="$(nproc)"
+		--str host_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+		--str loadavg_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+		--str guest="$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG (single-threaded), 2 vCPUs, 512 MiB")
+}
+
 # How long some host task waited for a CPU (PSI), in microseconds so far.
 cpu_wait_us() { sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/cpu 2>/dev/null || echo 0; }
 # QEMU guests on this host other than ours (whose command line has
