@@ -260,10 +260,10 @@ static void fleet_sample(unsigned int groups, struct fleet_sample *s, bool windo
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	if (!window_start)
-		read_procstat(s);
 	if (window_start)
 		s->groups_at = now_ns(CLOCK_MONOTONIC);
+	else
+		read_procstat(s);
 	for (unsigned int i = 0; i < groups; i++) {
 		struct bb_cpustat st;
 
@@ -278,10 +278,10 @@ static void fleet_sample(unsigned int groups, struct fleet_sample *s, bool windo
 			s->groups.have[k] = st.have[k];
 		}
 	}
-	if (!window_start)
-		s->groups_at = now_ns(CLOCK_MONOTONIC);
 	if (window_start)
 		read_procstat(s);
+	else
+		s->groups_at = now_ns(CLOCK_MONOTONIC);
 }
 
 static int fleet_mode(char **argv)
