@@ -41,7 +41,8 @@ settings=""
 for v in COST_PIPE_TRIES COST_PIPE_S COST_FLEET_SIZES COST_FLEET_S; do
 	[[ -z ${!v:-} ]] || settings+=" $v=${!v// /,}"
 done
-guest_cfg="x86_64_defconfig + kvm_guest.config + $(realpath --relative-to="$top" "$guest_config") (sha256 $(sha256sum "$guest_config" | cut -c1-16))"
+. "$top/scripts/lib/kconfig-base.sh"
+guest_cfg=$(kconfig_describe "$top" "$guest_config")
 
 rm -rf "$out"
 mkdir -p "$out"

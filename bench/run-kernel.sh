@@ -69,7 +69,8 @@ for k in "${kernels[@]}"; do
 	[[ -r ${image[$k]} ]] || { echo "bench-kernel: no $k kernel at ${image[$k]}" >&2; exit 1; }
 done
 source_version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo '?')
-guest_cfg="x86_64_defconfig + kvm_guest.config + $(realpath --relative-to="$top" "$guest_config") (sha256 $(sha256sum "$guest_config" | cut -c1-16))"
+. "$top/scripts/lib/kconfig-base.sh"
+guest_cfg=$(kconfig_describe "$top" "$guest_config")
 declare -A config=([ours]=$guest_cfg [mainline]=$guest_cfg
 	[stock]="Debian's own, packaged with it (config-RELEASE in its linux-image package)")
 declare -A tree=([ours]="linux-source-6.1 $source_version + kernel/series ($(grep -c '^0' "$top/kernel/series" || true) patches)"

@@ -2,10 +2,10 @@
 # Configure and build a bzImage out of tree.
 # Usage: scripts/kernel-build.sh SRC_DIR OBJ_DIR OUT_BZIMAGE FRAGMENT...
 #
-# Base: x86_64_defconfig + kvm_guest.config, then each FRAGMENT merged in
-# order. A fragment with a "# kbuild-base: tinyconfig" line starts from
-# tinyconfig instead and must name everything the guest needs: a kernel
-# with no more than the harness boots builds in a fraction of the time. Every option a fragment sets is checked in the final .config, so an
+# Base (scripts/lib/kconfig-base.sh): x86_64_defconfig + kvm_guest.config,
+# or tinyconfig for a fragment with a "# kbuild-base: tinyconfig" line, which
+# then names everything its guests need; then each FRAGMENT merged in order.
+# Every option a fragment sets is checked in the final .config, so an
 # option Kconfig silently drops (missing dependency, renamed symbol) fails the
 # build by name instead of surfacing later as a mysterious guest failure.
 set -euo pipefail
@@ -20,6 +20,7 @@ for fragment; do fragments+=("$(realpath "$fragment")"); done
 # ccache, the source tree lock, kmake, the cache key: shared with
 # scripts/kernel-deb.sh.
 . "$(dirname "$0")/lib/kbuild.sh"
+. "$(dirname "$0")/lib/kconfig-base.sh"
 kbuild_lock
 
 # A bzImage built before with the same key (scripts/lib/kbuild.sh) is
@@ -35,10 +36,11 @@ if [[ -n $key && -f $kernels/bzImage-$key && ${KERNEL_BUILD_REUSE:-1} != 0 ]]; t
 	exit 0
 fi
 
-base=(x86_64_defconfig "$src/kernel/configs/kvm_guest.config")
-if grep -qx '# kbuild-base: tinyconfig' "${fragments[@]}"; then
-	base=(tinyconfig)
-fi
+base=()
+while IFS= read -r config; do
+	[[ $config == */* ]] && config=$src/$config
+	base+=("$config")
+done < <(kconfig_base "${fragments[@]}")
 { [[ ${base[0]} == tinyconfig ]] || cat "$src/arch/x86/configs/x86_64_defconfig" "${base[@]:1}"
   cat "${fragments[@]}"; } >"$obj/.config.wanted"
 if ! cmp -s "$obj/.config.wanted" "$obj/.config.inputs" 2>/dev/null || [[ ! -f $obj/.config ]]; then

@@ -37,7 +37,7 @@ kbuild_key() {
 	lib=$(dirname "${BASH_SOURCE[0]}")
 	tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) || return 0
 	[[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] || return 0
-	{ echo "$tree"; gcc --version | head -1; cat "$@" "$lib/kbuild.sh" "$lib/../kernel-build.sh"; } |
+	{ echo "$tree"; gcc --version | head -1; cat "$@" "$lib/kbuild.sh" "$lib/kconfig-base.sh" "$lib/../kernel-build.sh"; } |
 		sha256sum | cut -c1-16
 }
 
