@@ -27,7 +27,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,10 @@
 #include <unistd.h>
 
 #include "bb.h"
+#include "util.h"
 #include "../lib/cgfile.h"
+
+const char bench_prog[] = "burstbench";
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_SEC	1000000000ULL
@@ -66,26 +68,6 @@ static struct {
 	.wake = PTHREAD_COND_INITIALIZER,
 };
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("burstbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static void sleep_until(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
@@ -110,14 +92,14 @@ static void spin_iters(unsigned long n)
  */
 static uint64_t spin_cpu(uint64_t ns)
 {
-	uint64_t start = clock_ns(CLOCK_THREAD_CPUTIME_ID), used, iters = 0;
+	uint64_t start = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID), used, iters = 0;
 	unsigned long chunk = bb.chunk;
 	double per_ns, left;
 
 	for (;;) {
 		spin_iters(chunk);
 		iters += chunk;
-		used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - start;
+		used = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - start;
 		if (used >= ns)
 			return used;
 		if (!used)
@@ -139,11 +121,11 @@ static unsigned long calibrate(uint64_t cputime_ns)
 	const unsigned long probe = 10000;
 	uint64_t start, used, iters = 0, check_ns;
 
-	start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	start = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	do {
 		spin_iters(probe);
 		iters += probe;
-		used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - start;
+		used = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - start;
 	} while (used < 20 * 1000 * NSEC_PER_USEC);
 	check_ns = cputime_ns / 50;
 	if (check_ns < 10 * NSEC_PER_USEC)
@@ -160,7 +142,7 @@ static void record(struct worker *w, uint64_t lat)
 		w->cap = w->cap ? 2 * w->cap : 1024;
 		w->lat = realloc(w->lat, w->cap * sizeof(*w->lat));
 		if (!w->lat)
-			die("out of memory for %zu latencies", w->cap);
+			bench_die("out of memory for %zu latencies", w->cap);
 	}
 	w->lat[w->n++] = lat;
 }
@@ -186,7 +168,7 @@ static void *worker_main(void *arg)
 
 		due = bb.t0 + k / bb.o.batch * bb.interval_ns;
 		used = spin_cpu(cputime_ns);
-		end = clock_ns(CLOCK_MONOTONIC);
+		end = bench_clock_ns(CLOCK_MONOTONIC);
 		measured = due >= bb.warm_end;
 		if (measured) {
 			lat = end - due > used ? end - due - used : 0;
@@ -430,13 +412,13 @@ int main(int argc, char **argv)
 
 	w = calloc(bb.o.threads, sizeof(*w));
 	if (!w)
-		die("out of memory");
-	bb.t0 = clock_ns(CLOCK_MONOTONIC) + 20 * 1000 * NSEC_PER_USEC;
+		bench_die("out of memory");
+	bb.t0 = bench_clock_ns(CLOCK_MONOTONIC) + 20 * 1000 * NSEC_PER_USEC;
 	bb.warm_end = bb.t0 + warm_batches * bb.interval_ns;
 	for (i = 0; i < bb.o.threads; i++) {
 		errno = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
 		if (errno)
-			die("cannot start worker %zu: %s", i, strerror(errno));
+			bench_die("cannot start worker %zu: %s", i, strerror(errno));
 	}
 
 	/* The message thread: post each batch when it is due. */
@@ -444,8 +426,8 @@ int main(int argc, char **argv)
 		sleep_until(bb.t0 + b * bb.interval_ns);
 		if (b == warm_batches) {
 			have_before = read_cpustat(dir, &before);
-			t_start = clock_ns(CLOCK_MONOTONIC);
-			cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+			t_start = bench_clock_ns(CLOCK_MONOTONIC);
+			cpu_start = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		}
 		pthread_mutex_lock(&bb.lock);
 		bb.issued += bb.o.batch;
@@ -466,7 +448,7 @@ int main(int argc, char **argv)
 
 		pthread_mutex_lock(&bb.lock);
 		idle = bb.claimed == bb.issued;
-		if (!idle && clock_ns(CLOCK_MONOTONIC) >= deadline) {
+		if (!idle && bench_clock_ns(CLOCK_MONOTONIC) >= deadline) {
 			bb.abandon = true;
 			pthread_cond_broadcast(&bb.wake);
 			idle = true;
@@ -478,11 +460,11 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < bb.o.threads; i++)
 		pthread_join(w[i].tid, NULL);
-	r.process_us = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start) / NSEC_PER_USEC;
+	r.process_us = (bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start) / NSEC_PER_USEC;
 	r.spun_us = bb.spun_ns / NSEC_PER_USEC;
 	r.over_max_us = bb.over_max_ns / NSEC_PER_USEC;
 	r.have_stat = read_cpustat(dir, &after) && have_before;
-	r.elapsed_us = (clock_ns(CLOCK_MONOTONIC) - t_start) / NSEC_PER_USEC;
+	r.elapsed_us = (bench_clock_ns(CLOCK_MONOTONIC) - t_start) / NSEC_PER_USEC;
 	bb_cpustat_delta(&before, &after, &r.d);
 	r.bound = UINT64_MAX;
 	if (r.lim.known && r.lim.quota)
@@ -492,7 +474,7 @@ int main(int argc, char **argv)
 		n += w[i].n;
 	all = malloc((n ? n : 1) * sizeof(*all));
 	if (!all)
-		die("out of memory");
+		bench_die("out of memory");
 	for (n = 0, i = 0; i < bb.o.threads; i++) {
 		if (w[i].n)
 			memcpy(all + n, w[i].lat, w[i].n * sizeof(*all));

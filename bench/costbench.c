@@ -27,7 +27,6 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,32 +37,15 @@
 #include <unistd.h>
 
 #include "bb.h"
+#include "util.h"
 #include "../lib/cgfile.h"
+
+const char bench_prog[] = "costbench";
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL
 #define FLEET_MAX	4096
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("costbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 /* ARG as a whole number within [lo, hi], or exit naming it and the range. */
 static uint64_t arg_u64(const char *name, const char *arg, uint64_t lo, uint64_t hi)
@@ -74,7 +56,7 @@ static uint64_t arg_u64(const char *name, const char *arg, uint64_t lo, uint64_t
 	errno = 0;
 	v = strtoull(arg, &end, 10);
 	if (*arg < '0' || *arg > '9' || *end || errno || v < lo || v > hi)
-		die("%s: '%s' is not a whole number from %llu to %llu", name, arg,
+		bench_die("%s: '%s' is not a whole number from %llu to %llu", name, arg,
 		    (unsigned long long)lo, (unsigned long long)hi);
 	return v;
 }
@@ -86,13 +68,13 @@ static void pin_cpu0(void)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
-		die("sched_setaffinity(CPU 0): %s", strerror(errno));
+		bench_die("sched_setaffinity(CPU 0): %s", strerror(errno));
 }
 
 static void xpipe(int fd[2])
 {
 	if (pipe(fd))
-		die("pipe: %s", strerror(errno));
+		bench_die("pipe: %s", strerror(errno));
 }
 
 static int pipe_mode(uint64_t seconds)
@@ -108,7 +90,7 @@ static int pipe_mode(uint64_t seconds)
 	xpipe(pong);
 	child = fork();
 	if (child < 0)
-		die("fork: %s", strerror(errno));
+		bench_die("fork: %s", strerror(errno));
 	if (!child) {
 		/* Echo until the parent closes its end. */
 		close(ping[1]);
@@ -120,21 +102,21 @@ static int pipe_mode(uint64_t seconds)
 	}
 	close(ping[0]);
 	close(pong[1]);
-	start = now_ns(CLOCK_MONOTONIC);
+	start = bench_clock_ns(CLOCK_MONOTONIC);
 	deadline = start + seconds * NSEC_PER_SEC;
 	/* Check the clock every 256 round trips: under TCG it is a syscall. */
 	do {
 		for (int i = 0; i < 256; i++) {
 			if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
-				die("round trip %llu: the echoing process is gone",
+				bench_die("round trip %llu: the echoing process is gone",
 				    (unsigned long long)trips);
 			trips++;
 		}
-		end = now_ns(CLOCK_MONOTONIC);
+		end = bench_clock_ns(CLOCK_MONOTONIC);
 	} while (end < deadline);
 	close(ping[1]);
 	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		die("the echoing process failed (wait status %d)", st);
+		bench_die("the echoing process failed (wait status %d)", st);
 	printf("{\"mode\":\"pipe\",\"round_trips\":%llu,\"elapsed_ns\":%llu,\"ns_per_round_trip\":%.1f}\n",
 	       (unsigned long long)trips, (unsigned long long)(end - start),
 	       (double)(end - start) / trips);
@@ -150,10 +132,10 @@ static void write_file(const char *dir, const char *file, const char *text)
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
-		die("open %s: %s", path, strerror(errno));
+		bench_die("open %s: %s", path, strerror(errno));
 	done = write(fd, text, len);
 	if (done != len)
-		die("write '%s' to %s: %s", text, path,
+		bench_die("write '%s' to %s: %s", text, path,
 		    done < 0 ? strerror(errno) : "short write");
 	close(fd);
 }
@@ -176,13 +158,13 @@ static void spin_forever(uint64_t first, uint64_t every, uint64_t spin)
 	for (;;) {
 		sleep_until(next);
 		/* CPU time, not wall time: a throttled spinner still spins SPIN. */
-		until = now_ns(CLOCK_THREAD_CPUTIME_ID) + spin;
-		while (now_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+		until = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) + spin;
+		while (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
 			for (int i = 0; i < 2000; i++)
 				sink += i;
 		next += every;
 		/* Fallen behind (throttled for long): skip, do not pile up. */
-		while (next < now_ns(CLOCK_MONOTONIC))
+		while (next < bench_clock_ns(CLOCK_MONOTONIC))
 			next += every;
 	}
 }
@@ -208,7 +190,7 @@ static void fleet_stop(bool check)
 		if (waitpid(fleet.pids[i], &st, 0) < 0)
 			continue;
 		if (check && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
-			die("the spinner of group g%u ended before it was stopped (wait status %d)", i, st);
+			bench_die("the spinner of group g%u ended before it was stopped (wait status %d)", i, st);
 	}
 }
 
@@ -224,7 +206,7 @@ static void fleet_remove(void)
 	}
 }
 
-/* die() during a fleet run: leave no spinner and no group behind. */
+/* bench_die() during a fleet run: leave no spinner and no group behind. */
 static void fleet_cleanup(void)
 {
 	fleet_stop(false);
@@ -243,8 +225,8 @@ static void read_procstat(struct fleet_sample *s)
 	int ret = cgfile_read("/proc", "stat", buf, sizeof(buf));
 
 	if (ret || bb_parse_procstat(buf, &s->cpu))
-		die("/proc/stat: %s", ret ? strerror(-ret) : "no aggregate cpu line");
-	s->cpu_at = now_ns(CLOCK_MONOTONIC);
+		bench_die("/proc/stat: %s", ret ? strerror(-ret) : "no aggregate cpu line");
+	s->cpu_at = bench_clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -261,7 +243,7 @@ static void fleet_sample(unsigned int groups, struct fleet_sample *s, bool windo
 
 	memset(s, 0, sizeof(*s));
 	if (window_start)
-		s->groups_at = now_ns(CLOCK_MONOTONIC);
+		s->groups_at = bench_clock_ns(CLOCK_MONOTONIC);
 	else
 		read_procstat(s);
 	for (unsigned int i = 0; i < groups; i++) {
@@ -270,9 +252,9 @@ static void fleet_sample(unsigned int groups, struct fleet_sample *s, bool windo
 		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, i);
 		ret = cgfile_read(g, "cpu.stat", buf, sizeof(buf));
 		if (ret)
-			die("%s/cpu.stat: %s", g, strerror(-ret));
+			bench_die("%s/cpu.stat: %s", g, strerror(-ret));
 		if (bb_parse_cpustat(buf, &st) <= 0)
-			die("%s/cpu.stat: no key costbench knows", g);
+			bench_die("%s/cpu.stat: no key costbench knows", g);
 		for (int k = 0; k < BB_NSTAT; k++) {
 			s->groups.v[k] += st.v[k];
 			s->groups.have[k] = st.have[k];
@@ -281,7 +263,7 @@ static void fleet_sample(unsigned int groups, struct fleet_sample *s, bool windo
 	if (window_start)
 		read_procstat(s);
 	else
-		s->groups_at = now_ns(CLOCK_MONOTONIC);
+		s->groups_at = bench_clock_ns(CLOCK_MONOTONIC);
 }
 
 static int fleet_mode(char **argv)
@@ -303,16 +285,16 @@ static int fleet_mode(char **argv)
 
 	fleet.dir = argv[0];
 	if (spin >= every)
-		die("SPIN_US (%llu us) must be shorter than EVERY_MS (%llu ms)",
+		bench_die("SPIN_US (%llu us) must be shorter than EVERY_MS (%llu ms)",
 		    (unsigned long long)(spin / NSEC_PER_USEC),
 		    (unsigned long long)(every / NSEC_PER_MSEC));
 	write_file(fleet.dir, "cgroup.subtree_control", "+cpu");
-	t_setup = now_ns(CLOCK_MONOTONIC);
+	t_setup = bench_clock_ns(CLOCK_MONOTONIC);
 	atexit(fleet_cleanup);
 	for (unsigned int i = 0; i < groups; i++) {
 		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, i);
 		if (mkdir(g, 0755))
-			die("mkdir %s: %s", g, strerror(errno));
+			bench_die("mkdir %s: %s", g, strerror(errno));
 		fleet.made++;
 		snprintf(text, sizeof(text), "%llu %llu", (unsigned long long)quota,
 			 (unsigned long long)period);
@@ -329,7 +311,7 @@ static int fleet_mode(char **argv)
 		pid_t pid = fork();
 
 		if (pid < 0)
-			die("fork: %s", strerror(errno));
+			bench_die("fork: %s", strerror(errno));
 		if (!pid) {
 			fleet.forked = 0;
 			fleet.made = 0;
@@ -342,13 +324,13 @@ static int fleet_mode(char **argv)
 		}
 		fleet.pids[fleet.forked++] = pid;
 	}
-	t0 = now_ns(CLOCK_MONOTONIC) + every;
+	t0 = bench_clock_ns(CLOCK_MONOTONIC) + every;
 	for (unsigned int i = 0; i < groups; i++)
 		if (write(go[1], &t0, sizeof(t0)) != sizeof(t0))
-			die("starting the spinners: %s", strerror(errno));
+			bench_die("starting the spinners: %s", strerror(errno));
 	close(go[0]);
 	close(go[1]);
-	t_setup = now_ns(CLOCK_MONOTONIC) - t_setup;
+	t_setup = bench_clock_ns(CLOCK_MONOTONIC) - t_setup;
 	sleep_until(t0 + warmup);
 	fleet_sample(groups, &a, true);
 	sleep_until(a.cpu_at + seconds * NSEC_PER_SEC);
