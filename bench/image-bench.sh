@@ -4,7 +4,7 @@
 # backend, so every case is burstbench in a podman container limited by
 # --cpu-quota, --cpu-period and --cpu-burst (our podman and crun).
 # BENCH_* settings and burstcfs.expect come from the kernel command line
-# (bench/run-image.sh puts them there). Output on ttyS1: a GUEST-BEGIN
+# (bench/run-latency.sh puts them there). Output on ttyS1: a GUEST-BEGIN
 # line, the suite's TAP and BENCH-JSON lines, then "BENCH-END rc=N".
 set -uo pipefail
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8

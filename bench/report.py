@@ -3,11 +3,10 @@
 """The benchmark's figures: tables, ratios and a plot from its runs.
 
   report.py --from RAW  --template T --setup S --generator G --md OUT.md --png OUT.png
-  report.py LOG...      --template T --setup S --generator G --md OUT.md --png OUT.png [--info INFO]
   report.py --append RAW [--str KEY=VALUE]... [--num KEY=NUMBER]... [--uncounted WHY] [LOG]
   report.py --min-samples PCT
 
-RAW is the JSON-lines file of one benchmark invocation (bench/run-kernel.sh
+RAW is the JSON-lines file of one benchmark invocation (bench/run-latency.sh
 writes it; docs/bench-raw/ keeps it): a "bench" line first (settings, host,
 guest), a "boot" line per boot (its host pressure), a "run" line per run
 that counts (bench/suite.sh's JSON, burstbench's result inside, plus the
@@ -17,11 +16,9 @@ every table and ratio from RAW alone, and fails when RAW does not hold what
 it says: a run with fewer requests than its floor, a case without every
 repetition, no end line.
 
-LOG... reads the "BENCH-JSON"/"BENCH-DISCARD" lines of guests' serial logs
-(bench/suite.sh prints them) as one repetition; make bench uses it.
-
 --append adds lines to RAW: with no LOG one line of the given fields, with
-LOG one line per run or discarded try in it, the fields added (all as
+LOG (a guest's serial log, its "BENCH-JSON"/"BENCH-DISCARD" lines, which
+bench/suite.sh prints) one line per run or discarded try in it, the fields added (all as
 discards, with WHY, when --uncounted). --min-samples prints the sample count
 percentile PCT (p99) needs, by the rule below.
 
@@ -132,7 +129,6 @@ class Data:
         self.boots, self.runs, self.discards = [], [], []
         self.end = None
         self.source = None      # the raw file, for the page to name
-        self.info = []          # "key: value" lines (LOG mode's --info)
 
     def cases(self):
         """{(kernel, run): [runs by repetition]}."""
@@ -152,9 +148,9 @@ def floor_of(data, rec):
     return max(int(data.meta.get("min_requests") or 0), int(rec.get("min_requests") or 0))
 
 
-def check(data, whole):
-    """Refuse data that cannot give the figures it claims. whole: a raw file,
-    which must also be complete and hold every repetition of every case."""
+def check(data):
+    """Refuse data that cannot give the figures it claims: a run short of its
+    floor, a run twice, no end line, a case without every repetition."""
     short = [f"{r['kernel']} {r['run']} repetition {r['rep']}: {r['result']['requests']} requests, "
              f"fewer than {floor_of(data, r)}"
              for r in data.runs if r["result"]["requests"] < floor_of(data, r)]
@@ -167,8 +163,6 @@ def check(data, whole):
         if key in seen:
             raise BenchError(f"{key[0]} {key[1]} repetition {key[2]} appears twice")
         seen.add(key)
-    if not whole:
-        return
     if data.end is None:
         raise BenchError("no 'end' line: the benchmark did not finish")
     reps = int(data.meta.get("repetitions") or 0)
@@ -210,23 +204,7 @@ def load_raw(path):
             data.end = line
         else:
             raise BenchError(f"{path}: line {i}: unknown type {kind!r}")
-    check(data, whole=True)
-    return data
-
-
-def load_logs(paths, info=None):
-    """Guests' serial logs as one repetition, each log a boot."""
-    data = Data()
-    for path in paths:
-        for kind, rec in parse_log(path):
-            rec["rep"] = 1
-            (data.runs if kind == "run" else data.discards).append(rec)
-    if not data.runs:
-        raise BenchError("no BENCH-JSON lines in " + " ".join(paths))
-    if info:
-        with open(info) as f:
-            data.info = [line.rstrip() for line in f if line.strip()]
-    check(data, whole=False)
+    check(data)
     return data
 
 
@@ -547,9 +525,13 @@ def ratio_rows(data):
             return f"{key[0]} {key[1]}: n/a (n={fmt_n(ns)})"
         return f"{key[0]} {key[1]}: {fmt_spread(s)} µs, n = {fmt_n(ns)}"
 
+    only = set(filter(None, str(data.meta.get("only") or "").split(",")))
     for what, num, den, target, good in RATIOS:
-        # A setup without a kernel (make bench boots no mainline) has no row for it.
+        # A kernel the setup does not boot, or a run it does not make (make
+        # bench runs scenario 2's only), has no row.
         if num[0] not in kernels or den[0] not in kernels:
+            continue
+        if only and not {num[1], den[1]} <= only:
             continue
         s, pairs, why = ratio_spread(cases.get(num, []), cases.get(den, []))
         if s is None:
@@ -606,10 +588,8 @@ def samples_text(data):
 
 
 def run_lines(data, md):
-    """The "Last run" lines: from the raw file's own records, or --info's.
-    md: the page, which links to the raw file."""
-    if not data.meta:
-        return data.info
+    """The "Last run" lines, from the raw file's own records. md: the page,
+    which links to the raw file."""
     m, end = data.meta, data.end or {}
     out = [f"date: {m.get('date', '?')}, {m.get('commit', '?')}",
            f"host: {m.get('host_cpus', '?')} CPUs ({m.get('host_model', '?')}), load average "
@@ -621,13 +601,15 @@ def run_lines(data, md):
     for k in data.kernels():
         r = first[k]
         out.append(f"{KERNEL_NAMES.get(k, k)}: {r.get('release', '?')} ({r.get('image', '?')}, "
-                   f"sha256 {str(r.get('image_sha256', '?'))[:16]}); config: {r.get('config', '?')}")
+                   f"sha256 {str(r.get('image_sha256', '?'))[:16]}); config: {r.get('config', '?')}"
+                   + (f"; {r['stack']}" if r.get("stack") else ""))
     if "ours" in first and "mainline" in first and first["ours"].get("config") != first["mainline"].get("config"):
         out.append("**ours and mainline were built with different configs**: the comparison "
                    "is not of the series alone")
     order = ", ".join(m.get("kernels", "").split(","))
+    cases = f"the runs {', '.join(m['only'].split(','))}" if m.get("only") else "every case"
     out.append(f"{m.get('repetitions', '?')} repetitions; in each, one boot per kernel in the "
-               f"order {order}, running every case for that kernel once")
+               f"order {order}, running {cases} for that kernel once")
     for b in data.boots:
         again = "" if b.get("counted", 1) else " (not counted: booted again)"
         out.append(f"repetition {b['rep']}, {b['kernel']}, boot {b.get('boot_try', 1)}: host CPU "
@@ -650,7 +632,7 @@ def run_lines(data, md):
         link = os.path.relpath(data.source, os.path.dirname(os.path.abspath(md)))
         out.append(f"raw data: [`{src}`]({link}); "
                    f"every figure here is computed from it alone: `bench/report.py --from {src} "
-                   f"--template bench/benchmarks.md.in --setup bench/setup-kernel.md "
+                   f"--template bench/benchmarks.md.in --setup {m.get('setup', 'bench/setup-kernel.md')} "
                    f"--generator '{m.get('generator', '?')}' --md OUT.md --png OUT.png` "
                    f"(the model's section replays the runs with `build/burstctl/burstctl`: "
                    f"`make burstctl`)")
@@ -823,7 +805,6 @@ def main(argv=None):
     ap.add_argument("--template")
     ap.add_argument("--md")
     ap.add_argument("--png")
-    ap.add_argument("--info", help="LOG mode: file of 'key: value' lines about the run")
     ap.add_argument("--setup", help="markdown: how the runs were made")
     ap.add_argument("--generator", help="the command that regenerates OUT.md")
     ap.add_argument("logs", nargs="*")
@@ -845,9 +826,9 @@ def main(argv=None):
         missing = [o for o in ("template", "setup", "generator", "md", "png") if not getattr(a, o)]
         if missing:
             ap.error("the report needs --" + ", --".join(missing))
-        if bool(a.raw) == bool(a.logs):
-            ap.error("give either --from RAW or LOG...")
-        data = load_raw(a.raw) if a.raw else load_logs(a.logs, a.info)
+        if not a.raw or a.logs:
+            ap.error("the page comes from --from RAW alone (a LOG goes with --append)")
+        data = load_raw(a.raw)
         render(data, a.template, a.setup, a.generator, a.md, a.png)
     except BenchError as e:
         print(f"report: {e}", file=sys.stderr)

@@ -1,14 +1,11 @@
-# Helpers for timing guests under TCG, sourced by bench/run-kernel.sh,
-# bench/run-cost.sh and bench/run-image.sh: timing is only meaningful when
-# our guest has the host's CPUs to itself. The sourcing script sets
-# ours_pattern, and for write_info (bench/run-image.sh's; bench/run-kernel.sh
-# records the same in its raw file): top, out, load_before, notes, boots_ms,
-# elapsed.
+# Helpers for timing guests under TCG, sourced by bench/run-latency.sh and
+# bench/run-cost.sh: timing is only meaningful when our guest has the host's
+# CPUs to itself. The sourcing script sets ours_pattern and top.
 # shellcheck shell=bash
 
 # The run settings both setups pass to bench/suite.sh, and the kernel
 # command-line words that carry them into the guest. With BENCH_MIN_REQUESTS
-# (bench/run-kernel.sh sets it) the suite sizes each run's window to hold
+# (bench/run-latency.sh sets it) the suite sizes each run's window to hold
 # that many requests, and BENCH_RUNTIME does not apply.
 runtime=${BENCH_RUNTIME:-15} warmup=${BENCH_WARMUP:-2} attempts=${BENCH_ATTEMPTS:-2}
 # shellcheck disable=SC2034 # used by the sourcing script
@@ -20,9 +17,10 @@ else
 fi
 append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
-# bench_fields: sets the array of report.py --append arguments that say when,
-# from what commit and on what host and guest a run file was made (its
-# "bench" line; bench/run-kernel.sh and bench/run-cost.sh). Needs top.
+# bench_fields GUEST: sets the array of report.py --append arguments that
+# say when, from what commit and on what host and guest (QEMU's version,
+# then GUEST) a run file was made (its "bench" line; bench/run-latency.sh
+# and bench/run-cost.sh). Needs top.
 bench_fields() {
 	# shellcheck disable=SC2034 # used by the sourcing script
 	bench_fields=(--str date="$(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -30,7 +28,7 @@ bench_fields() {
 		--num host_cpus="$(nproc)"
 		--str host_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 		--str loadavg_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-		--str guest="$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), TCG (single-threaded), 2 vCPUs, 512 MiB")
+		--str guest="$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), $1")
 }
 
 # How long some host task waited for a CPU (PSI), in microseconds so far.
@@ -63,19 +61,4 @@ watch_others() {
 		((n <= most)) || { most=$n; echo "$most" >"$1"; }
 		sleep 2
 	done
-}
-
-# write_info GUEST [EXTRA]: OUT/info.txt, the "Last run" lines of the report.
-write_info() {
-	local note release_patched release_stock
-	release_patched=$(sed -n 's/^GUEST-BEGIN kernel=\([^ ]*\).*/\1/p' "$out/bench-patched.log.txt")
-	release_stock=$(sed -n 's/^GUEST-BEGIN kernel=\([^ ]*\).*/\1/p' "$out/bench-stock.log.txt")
-	{
-		echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')"
-		echo "host: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
-		echo "guest: $1; kernels $release_patched (ours) and $release_stock (Debian's)${2:-}"
-		for note in "${notes[@]}"; do echo "$note"; done
-		echo "host CPU pressure: share of the boot in which some host task waited for a CPU (/proc/pressure/cpu), our guest's own QEMU threads included"
-		echo "runs: ${runtime} s measured after ${warmup} s warm-up each, up to $attempts tries when the host stalled a request by more than $(( ${BENCH_STALL_US:-20000} / 1000 )) ms; the boots took $(( boots_ms / 1000 )) s (${elapsed} s with waiting)"
-	} >"$out/info.txt"
 }

@@ -14,7 +14,7 @@
 # Usage: suite.sh          run the cases for this kernel
 #        suite.sh --plan   print "PLAN NAME SCENARIO MEASURED_S ARGS..." per
 #                          case (ARGS: burstbench's) and exit, touching nothing
-#                          (bench/run-kernel.sh's time estimate and
+#                          (bench/run-latency.sh's time estimate and
 #                          bench/test_report.py read it)
 #
 # Environment:
@@ -83,7 +83,7 @@ S2="2 15000 9.5238"
 # group. Scenario 1 (burst within quota) and the no-limit references use
 # nothing the series adds, and at 500 requests a run costs about a minute
 # under TCG: on ours alone they keep make bench-kernel's three rounds within
-# half an hour (bench/run-kernel.sh). Ours runs s2-capped too, the control
+# half an hour (bench/run-latency.sh). Ours runs s2-capped too, the control
 # that tells the burst setting from the kernel.
 # name | kernels | scenario | quota (us or max) | period | burst | burst_enabled | workload
 RUNS="

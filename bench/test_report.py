@@ -367,21 +367,26 @@ class RawFile(unittest.TestCase):
         self.assertIn("100 requests, fewer than 500", err)
         self.assertFalse(os.path.exists(md))
 
-    def test_logs_mode_is_one_repetition(self):
-        paths = []
-        for k in ("ours", "stock"):
-            path = os.path.join(self.tmp, f"bench-{k}.log.txt")
-            with open(path, "w") as f:
-                for run, c in CASES.items():
-                    if k in c[4]:
-                        line = suite_line(run, k, requests=150)
-                        line["min_requests"] = 0
-                        f.write(f"BENCH-JSON {json.dumps(line)}\n")
-            paths.append(path)
-        data = report.load_logs(paths)
-        self.assertEqual({r["rep"] for r in data.runs}, {1})
-        self.assertIn("n/a: p99 needs n ≥ 500 (n = 150)", report.ratio_rows(data))
-        self.assertIn("Each case ran once", report.samples_text(data))
+    def test_a_selection_of_runs_has_only_its_ratios(self):
+        # make bench runs scenario 2's cases only: no row for what it did not run.
+        only = ("s2-capped", "s2-burst")
+        head = dict(bench_line(), only=",".join(only), setup="bench/setup-image.md")
+        write_raw(self.raw, [r for r in full_runs() if r["run"] in only], head=head)
+        data = report.load_raw(self.raw)
+        rows = report.ratio_rows(data)
+        self.assertNotIn("scenario 1", rows)
+        self.assertNotIn("no limit", rows)
+        self.assertIn("scenario 2: p99 mainline (same config), burst capped at quota / p99 ours", rows)
+        self.assertIn("(control) scenario 2, ours: p99 burst = quota / p99 burst 30 ms", rows)
+        lines = "\n".join(report.run_lines(data, os.path.join(self.tmp, "a.md")))
+        self.assertIn("running the runs s2-capped, s2-burst for that kernel once", lines)
+        self.assertIn("--setup bench/setup-image.md", lines)
+
+    def test_a_log_is_refused_without_append(self):
+        write_raw(self.raw, full_runs())
+        with self.assertRaises(SystemExit):
+            quiet(report.main, ["--from", self.raw, self.raw, "--template", TEMPLATE, "--setup", SETUP,
+                                "--generator", "g", "--md", "x.md", "--png", "x.png"])
 
 
 def burstbench_requests(args):

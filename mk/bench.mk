@@ -6,14 +6,16 @@
 #   burstbench    build/bench/burstbench, static (runs in a scratch container)
 #   check-bench   host unit tests: statistics, arguments, cgroup parsers, the
 #                 binary; the report (bench/test_report.py)
-#   check-bench-runner  the kernel runner without QEMU (bench/test-run-kernel.sh),
-#                 run before bench-kernel
-#   bench         the benchmark in the e2e image under podman, our kernel and
-#                 Debian's; regenerates docs/benchmarks.md and docs/benchmarks.png
-#   bench-kernel  the same cases in bare cgroups of the initramfs guest, on
-#                 ours, mainline built with our config and Debian's, 3 rounds
-#                 (about 26 min); writes docs/bench-raw/kernel-DATE.jsonl and
-#                 from it docs/benchmarks-kernel.md and docs/benchmarks-kernel.png;
+#   check-bench-runner  the latency runner without QEMU, both setups
+#                 (bench/test-run-latency.sh), run before bench and bench-kernel
+#   bench         the latency benchmark in the e2e image under podman, scenario
+#                 2's runs on ours, mainline built with our config and Debian's,
+#                 3 rounds (about 22 min); docs/bench-raw/image-DATE.jsonl and
+#                 from it docs/benchmarks.md and docs/benchmarks.png
+#   bench-kernel  every case in bare cgroups of the initramfs guest, on the
+#                 same kernels, 3 rounds (about 26 min); writes
+#                 docs/bench-raw/kernel-DATE.jsonl and from it
+#                 docs/benchmarks-kernel.md and docs/benchmarks-kernel.png;
 #                 then bench-cost
 #   bench-cost    what the series costs: the hot path (pipe round trips) and
 #                 1-500 limited groups, ours against mainline with our config,
@@ -72,7 +74,7 @@ check-bench: $(BENCH_TEST) $(BURSTBENCH) $(BURSTCTL)
 # minute of process start-ups): run before every bench-kernel, not in make
 # check, whose time make test pays.
 check-bench-runner: $(BURSTBENCH)
-	@bench/test-run-kernel.sh
+	@bench/test-run-latency.sh
 
 $(BENCH_SUITE): bench/suite.sh
 	@mkdir -p $(@D)
@@ -90,7 +92,7 @@ $(BENCH_INITRAMFS): $(BURSTBENCH) $(BENCH_SUITE) $(COSTBENCH) $(COST_SUITE) test
 # figures it cannot stand behind (a run short of its samples, a failed boot).
 # Mainline with our config is the comparator that differs by the series alone.
 bench-kernel: $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(BENCH_INITRAMFS) $(BURSTCTL) check-bench-runner | bench-deps
-	@bench/run-kernel.sh $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(GUEST_FRAGMENT) \
+	@bench/run-latency.sh kernel $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(GUEST_FRAGMENT) \
 		$(BENCH_INITRAMFS) $(BENCH_DIR)/results
 	@$(MAKE) --no-print-directory bench-cost
 
@@ -99,5 +101,6 @@ bench-cost: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) | bench-deps
 		$(BENCH_INITRAMFS) $(BENCH_DIR)/cost-results
 
 # Not a test either; not part of `make test`.
-bench: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD) | bench-deps
-	@bench/run-image.sh $(KERNEL) $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) $(BENCH_DIR)/image-results
+bench: $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD) $(BURSTCTL) check-bench-runner | bench-deps
+	@bench/run-latency.sh image $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(GUEST_FRAGMENT) \
+		$(IMAGE) $(IMAGE_STOCK_INITRD) $(BENCH_DIR)/image-results

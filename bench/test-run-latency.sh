@@ -1,5 +1,5 @@
 #!/bin/bash
-# make bench-kernel's runner without QEMU (make check-bench): bench/run-kernel.sh
+# The latency runner without QEMU (make check-bench-runner): bench/run-latency.sh
 # in a scratch copy of the tree whose tests/qemu/run-guest.sh runs the real
 # bench/suite.sh on the host, as the guest's /init would, with a stand-in
 # burstbench (requests counted by burstbench's rule, fixed latencies) and a
@@ -16,9 +16,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 [[ -n ${KEEP:-} ]] || trap 'rm -rf "$tmp"' EXIT
 tree=$tmp/tree
-mkdir -p "$tmp/again" "$tree/bench" "$tree/tests/qemu" "$tree/kernel/config" "$tree/docs" "$tmp/bin" "$tmp/guest-bin"
-cp "$top/bench/run-kernel.sh" "$top/bench/runner-lib.sh" "$top/bench/report.py" \
-	"$top/bench/benchmarks.md.in" "$top/bench/setup-kernel.md" "$tree/bench/"
+mkdir -p "$tmp/again" "$tree/bench" "$tree/tests/qemu" "$tree/tests/e2e" "$tree/kernel/config" "$tree/docs" "$tmp/bin" "$tmp/guest-bin"
+cp "$top/bench/run-latency.sh" "$top/bench/runner-lib.sh" "$top/bench/report.py" \
+	"$top/bench/benchmarks.md.in" "$top/bench/setup-kernel.md" "$top/bench/setup-image.md" "$tree/bench/"
+mkdir -p "$tree/scripts/lib"
+cp "$top/scripts/lib/kconfig-base.sh" "$tree/scripts/lib/"
 cp "$top/kernel/series" "$tree/kernel/"
 echo 'CONFIG_CFS_BANDWIDTH=y' >"$tree/kernel/config/guest.config"
 # The suite with its sysctl where the stand-in guest puts it (present on ours only).
@@ -26,6 +28,8 @@ sed 's|^sysctl=/proc/sys/kernel/sched_cfs_bw_burst_enabled$|sysctl=${FAKE_SYSCTL
 	"$top/bench/suite.sh" >"$tree/bench/suite.sh"
 for k in ours mainline stock; do echo "$k" >"$tmp/bzImage-$k"; done
 echo initramfs >"$tmp/initramfs"
+echo image >"$tmp/image.raw"
+echo initrd >"$tmp/initrd-stock"
 
 n=0 failed=0
 # ok CHECK WHAT: CHECK is eval'ed, so its $ expand when it runs.
@@ -83,12 +87,15 @@ awk -v short=$short -v args="$*" 'BEGIN {
 }'
 EOF
 
-# The guest: the suite as /init runs it, BENCH_* words of the command line
-# in its environment as the kernel puts them there.
-cat >"$tree/tests/qemu/run-guest.sh" <<'EOF'
+# The guest: the suite as /init (or the image's burst-bench.service) runs
+# it, BENCH_* words of the command line in its environment as the kernel
+# puts them there. Usage: guest NAME KERNEL EXPECT WORD...; the serial log
+# on stdout; fails as the suite does.
+cat >"$tmp/guest" <<'EOF'
 #!/bin/bash
 set -euo pipefail
-name=$1 kernel=$2 suite=$4 expect=$5
+name=$1 kernel=$2 expect=$3
+shift 3
 echo "$name $(cat "$kernel") $expect" >>"$FAKE_DIR/boots"
 if [[ $name == "${FAKE_OTHER:-}" && ! -e $FAKE_DIR/other-done ]]; then
 	touch "$FAKE_DIR/other" "$FAKE_DIR/other-done"
@@ -101,28 +108,59 @@ mkdir -p "$cg"
 echo "cpu memory" >"$cg/cgroup.controllers"
 [[ $expect != patched ]] || echo 1 >"$sys"
 words=()
-for w in $EXTRA_APPEND; do
+for w; do
+	[[ $w == BENCH_*=* ]] || continue
 	# FAKE_NOFLOOR's boot plays a stale suite that knows no floor.
 	[[ $name == "${FAKE_NOFLOOR:-}" && $w == BENCH_MIN_REQUESTS=* ]] || words+=("$w")
 done
+echo "GUEST-BEGIN kernel=6.1.0-$(cat "$kernel") expect=$expect cpus=2"
+# Nothing of the host's environment: a guest has its command line only.
+env -i "${words[@]}" PATH="$FAKE_DIR/guest-bin:$PATH" BURSTCFS_EXPECT="$expect" BENCH_CGROOT="$cg" \
+	FAKE_SYSCTL="$sys" FAKE_NAME="$name" FAKE_SHORT="${FAKE_SHORT:-}" BURSTBENCH="$FAKE_DIR/burstbench" \
+	sh "$FAKE_TREE/bench/suite.sh" 2>/dev/null
+EOF
+# make bench-kernel's boot (tests/qemu/run-guest.sh NAME KERNEL INITRAMFS SUITE EXPECT TIMEOUT).
+cat >"$tree/tests/qemu/run-guest.sh" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+rc=0
+# shellcheck disable=SC2086 # the command line's words
+"$FAKE_DIR/guest" "$1" "$2" "$5" $EXTRA_APPEND >"$RESULTS_DIR/$1.log.txt" || rc=$?
+echo "GUEST-RESULT rc=$rc" >>"$RESULTS_DIR/$1.log.txt"
+! grep -q '^not ok' "$RESULTS_DIR/$1.log.txt" && ((rc == 0))
+EOF
+# make bench's boot (tests/e2e/boot-image.sh LABEL KERNEL INITRD IMAGE CONSOLE
+# OUT TIMEOUT APPEND...): lines on the second serial port end in CR LF, the
+# initrd is recorded, FAKE_HANG's boot never ends its suite.
+cat >"$tree/tests/e2e/boot-image.sh" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+name=$1 kernel=$2 initrd=$3 console=$5 out=$6
+shift 7
+# shellcheck disable=SC2048,SC2086 # the command line's words
+expect=$(printf '%s\n' $* | sed -n 's/^burstcfs.expect=//p')
+echo "$name $(basename "$initrd")" >>"$FAKE_DIR/initrds"
+echo "console of $name" >"$console"
 rc=0
 {
-	echo "GUEST-BEGIN kernel=6.1.0-$(cat "$kernel") suite=$suite expect=$expect cpus=2"
-	# Nothing of the host's environment: a guest has its command line only.
-	env -i "${words[@]}" PATH="$FAKE_DIR/guest-bin:$PATH" BURSTCFS_EXPECT="$expect" BENCH_CGROOT="$cg" \
-		FAKE_SYSCTL="$sys" FAKE_NAME="$name" FAKE_SHORT="${FAKE_SHORT:-}" BURSTBENCH="$FAKE_DIR/burstbench" \
-		sh "$(dirname "$0")/../../bench/suite.sh" 2>/dev/null || rc=$?
-	echo "GUEST-RESULT rc=$rc"
-} >"$RESULTS_DIR/$name.log.txt"
-! grep -q '^not ok' "$RESULTS_DIR/$name.log.txt" && ((rc == 0))
+	# shellcheck disable=SC2048,SC2086
+	"$FAKE_DIR/guest" "$name" "$kernel" "$expect" $* || rc=$?
+	[[ $name == "${FAKE_HANG:-}" ]] || echo "BENCH-END rc=$rc"
+} | sed 's/$/\r/' >"$out"
+[[ $name != "${FAKE_HANG:-}" ]] || exit 124
 EOF
 chmod +x "$tmp/bin/pgrep" "$tmp/bin/qemu-system-x86_64" "$tmp/guest-bin/rmdir" "$tmp/burstbench" \
-	"$tree/tests/qemu/run-guest.sh"
+	"$tmp/guest" "$tree/tests/qemu/run-guest.sh" "$tree/tests/e2e/boot-image.sh"
 
 bench() {
-	PATH=$tmp/bin:$PATH FAKE_DIR=$tmp BENCH_QUIET_WAIT=0 BENCH_DOCS=$tree/docs \
-		"$tree/bench/run-kernel.sh" "$tmp/bzImage-ours" "$tmp/bzImage-mainline" "$tmp/bzImage-stock" \
+	PATH=$tmp/bin:$PATH FAKE_DIR=$tmp FAKE_TREE=$tree BENCH_QUIET_WAIT=0 BENCH_DOCS=$tree/docs \
+		"$tree/bench/run-latency.sh" kernel "$tmp/bzImage-ours" "$tmp/bzImage-mainline" "$tmp/bzImage-stock" \
 		"$tree/kernel/config/guest.config" "$tmp/initramfs" "$tmp/out"
+}
+bench_image() {
+	PATH=$tmp/bin:$PATH FAKE_DIR=$tmp FAKE_TREE=$tree BENCH_QUIET_WAIT=0 BENCH_DOCS=$tree/docs \
+		"$tree/bench/run-latency.sh" image "$tmp/bzImage-ours" "$tmp/bzImage-mainline" "$tmp/bzImage-stock" \
+		"$tree/kernel/config/guest.config" "$tmp/image.raw" "$tmp/initrd-stock" "$tmp/image-out"
 }
 # json PYTHON_EXPR: evaluated with L, the raw file's lines, by type.
 json() {
@@ -206,6 +244,42 @@ BENCH_REPS=1 BENCH_ONLY=s2-capped bench >"$tmp/trial.out" 2>&1 || rc=$?
 ok '((rc == 0)) && [[ -s $tmp/out/benchmarks-kernel.md ]] && docs_unchanged' \
 	"a trial of one round of one case writes its page in OUTDIR and leaves docs/ alone (rc=$rc)"
 
+# make bench: the image setup, scenario 2's runs only, ours and mainline
+# with no initrd, Debian's with its own.
+: >"$tmp/boots"
+: >"$tmp/initrds"
+rc=0
+bench_image >"$tmp/image.out" 2>&1 || rc=$?
+ok '((rc == 0))' "a whole image run succeeds (rc=$rc)"
+((rc == 0)) || sed 's/^/# /' "$tmp/image.out"
+order=$(cut -d' ' -f1 "$tmp/boots" 2>/dev/null | tr '\n' ' ' || true)
+ok '[[ $order == "bench-1-ours bench-1-mainline bench-1-stock bench-2-ours bench-2-mainline bench-2-stock bench-3-ours bench-3-mainline bench-3-stock " ]]' \
+	"image boots interleave ours, mainline, stock for 3 rounds ($order)"
+ok '[[ $(grep -cE "^bench-[123]-(ours|mainline) none$" "$tmp/initrds") == 6 && $(grep -cE "^bench-[123]-stock initrd-stock$" "$tmp/initrds") == 3 ]]' \
+	"ours and mainline boot with no initrd, Debian's with its own"
+ok 'grep -q "about 2[0-9] min on a quiet host" "$tmp/image.out"' \
+	"the estimate printed at the start is the documented 22 min ($(grep -o 'about [0-9]* min on a quiet host' "$tmp/image.out"))"
+mapfile -t raws < <(ls "$tree/docs/bench-raw/"image-*.jsonl 2>/dev/null)
+ok '((${#raws[@]} == 1))' "one image raw file in docs/bench-raw/ (${#raws[@]})"
+raw=${raws[0]:-/nonexistent}
+ok 'json "sorted((r[\"rep\"], r[\"kernel\"], r[\"run\"]) for r in L[\"run\"]) == sorted([(p, k, \"s2-capped\") for p in (1, 2, 3) for k in (\"ours\", \"mainline\", \"stock\")] + [(p, \"ours\", \"s2-burst\") for p in (1, 2, 3)])"' \
+	"s2-capped on every kernel and s2-burst on ours, in every round, nothing else"
+ok 'json "L[\"bench\"][0][\"only\"] == \"s2-capped,s2-burst\" and L[\"bench\"][0][\"setup\"] == \"bench/setup-image.md\" and L[\"bench\"][0][\"generator\"] == \"make bench\" and \"e2e image\" in L[\"bench\"][0][\"guest\"]"' \
+	"the bench line names the runs, the setup, the generator and the image"
+ipage=$tree/docs/benchmarks.md
+ok '[[ -s $ipage ]] && grep -q "bench-raw/$(basename "$raw")" "$ipage" && ! grep -qE "@[A-Z]+@" "$ipage" && ! grep -q "scenario 1, ours: p99" "$ipage" && grep -q "scenario 2: p99 mainline (same config)" "$ipage"' \
+	"docs/benchmarks.md is written from it, with scenario 2's ratios only"
+ok 'python3 "$tree/bench/report.py" --from "$raw" --template "$tree/bench/benchmarks.md.in" --setup "$tree/bench/setup-image.md" --generator "make bench" --md "$ipage.again" --png "$tmp/again/benchmarks.png" >/dev/null 2>&1 && cmp -s "$ipage" "$ipage.again"' \
+	"report.py --from the image's raw file alone gives the same page"
+rm -f "$ipage.again"
+
+# An image boot that never ends its suite: the benchmark fails, docs/ stays.
+cp "$ipage" "$tmp/ipage.before"
+rc=0
+FAKE_HANG=bench-2-stock bench_image >"$tmp/hang.out" 2>&1 || rc=$?
+ok '((rc != 0)) && grep -q "bench-2-stock did not finish its runs (boot rc=124, no BENCH-END)" "$tmp/hang.out" && cmp -s "$ipage" "$tmp/ipage.before" && [[ $(ls "$tree/docs/bench-raw/"image-*.jsonl | wc -l) == 1 ]]' \
+	"an image boot that never finishes fails the benchmark, named, and leaves docs/ alone (rc=$rc)"
+
 echo "1..$n"
-echo "run-kernel: $((n - failed)) passed, $failed failed"
+echo "run-latency: $((n - failed)) passed, $failed failed"
 ((failed == 0))
