@@ -50,7 +50,7 @@ stamp=$(date -u +%Y-%m-%d-%H%M)
 raw=$out/cost-$stamp.jsonl
 record() { python3 "$report" --append "$raw" "$@"; }
 left_s=$(( reps * (est[ours] + est[mainline] + est[mainline-aa]) ))
-bench_fields "TCG (single-threaded), 2 vCPUs, 512 MiB, the initramfs guest (bare cgroups)"
+bench_fields "$initramfs_guest"
 record --str type=bench --num format=1 --str generator="make bench-cost" "${bench_fields[@]}" \
 	--num repetitions="$reps" --str settings="${settings# }"
 

@@ -156,7 +156,8 @@ boot_guest() {
 	"$top/tests/e2e/boot-image.sh" "$name" "${image[$k]}" "${initrd[$k]}" "$disk" \
 		"$out/$name.console.log" "$out/$name.out" "${timeout_s[$k]}" \
 		"burstcfs.bench=1 burstcfs.expect=${expect[$k]} $append BENCH_KERNEL=$k" || rc=$?
-	tr -d '\r' <"$out/$name.out" >"$out/$name.log.txt" 2>/dev/null || true
+	# No .out when mkosi failed before QEMU started: an empty log then.
+	{ tr -d '\r' <"$out/$name.out"; } >"$out/$name.log.txt" 2>/dev/null || :
 	sed -n 's/^\(ok\|not ok\|# \)/'"$name"': &/p' "$out/$name.log.txt"
 	if ! grep -q '^BENCH-END rc=0$' "$out/$name.log.txt"; then
 		echo "bench-image: $name did not finish its runs (boot rc=$rc, $(grep '^BENCH-END' "$out/$name.log.txt" || echo 'no BENCH-END')); last lines of its console:" >&2
@@ -172,7 +173,7 @@ stamp=$(date -u +%Y-%m-%d-%H%M)
 raw=$out/$setup-$stamp.jsonl
 record() { python3 "$report" --append "$raw" "$@"; }
 if [[ $setup == kernel ]]; then
-	bench_fields "TCG (single-threaded), 2 vCPUs, 512 MiB, the initramfs guest (bare cgroups)"
+	bench_fields "$initramfs_guest"
 else
 	bench_fields "TCG (${E2E_TCG:-single}-threaded), ${E2E_SMP:-2} vCPUs, ${E2E_MEM:-2048} MiB, the e2e image (mkosi qemu; podman, crun)"
 fi
@@ -239,11 +240,11 @@ render() {
 	python3 "$report" --from "$1" --template "$top/bench/benchmarks.md.in" \
 		--setup "$top/bench/setup-$setup.md" --generator "$generator" --md "$2" --png "$3"
 }
-render "$raw" "$out/$page.md" "$out/$page.png" >/dev/null
 if ((trial)); then
 	render "$raw" "$out/$page.md" "$out/$page.png"
 	echo "bench-$setup: a trial (BENCH_ONLY or fewer than 3 rounds): $raw and $out/$page.md, docs/ untouched"
 else
+	render "$raw" "$out/$page.md" "$out/$page.png" >/dev/null
 	mkdir -p "$docs/bench-raw"
 	cp "$raw" "$docs/bench-raw/"
 	render "$docs/bench-raw/$(basename "$raw")" "$docs/$page.md" "$docs/$page.png"

@@ -17,6 +17,11 @@ else
 fi
 append+="${BENCH_STALL_US:+ BENCH_STALL_US=$BENCH_STALL_US}${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY}"
 
+# The initramfs guest, as bench_fields describes it (tests/qemu/run-guest.sh
+# boots it with 512 MiB).
+# shellcheck disable=SC2034 # used by the sourcing script
+initramfs_guest="TCG (single-threaded), 2 vCPUs, 512 MiB, the initramfs guest (bare cgroups)"
+
 # bench_fields GUEST: sets the array of report.py --append arguments that
 # say when, from what commit and on what host and guest (QEMU's version,
 # then GUEST) a run file was made (its "bench" line; bench/run-latency.sh

@@ -50,9 +50,9 @@ $(BURSTBENCH): $(BURSTBENCH_SRCS) bench/bb.h bench/util.h lib/cgfile.h | deps-ke
 
 burstbench: $(BURSTBENCH)
 
-# The image carries the binary make built (scripts/image-build.sh puts
+# The images carry the binary make built (scripts/image-build.sh puts
 # $IMAGE_BURSTBENCH in the workload container for `make bench`).
-$(IMAGE) $(IMAGE_STOCK_INITRD): $(BURSTBENCH)
+$(IMAGE) $(IMAGE_STOCK_INITRD) $(NODE_IMAGE): $(BURSTBENCH)
 export IMAGE_BURSTBENCH := $(abspath $(BURSTBENCH))
 
 $(COSTBENCH): bench/costbench.c bench/util.c bench/cgroup.c lib/cgfile.c bench/bb.h bench/util.h lib/cgfile.h | deps-kernel

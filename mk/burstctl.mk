@@ -39,7 +39,7 @@ check-burstctl: $(REPLAY_TEST) $(BURSTCTL_TEST) $(BURSTCTL)
 	@$(REPLAY_TEST)
 	@$(BURSTCTL_TEST) $(BURSTCTL)
 
-# The image carries the binary make built (scripts/image-build.sh installs
+# The images carry the binary make built (scripts/image-build.sh installs
 # $IMAGE_BURSTCTL in /usr/local/bin) and the e2e cases that use it.
-$(IMAGE) $(IMAGE_STOCK_INITRD): $(BURSTCTL) tests/e2e/burstctl.sh
+$(IMAGE) $(IMAGE_STOCK_INITRD) $(NODE_IMAGE): $(BURSTCTL) tests/e2e/burstctl.sh
 export IMAGE_BURSTCTL := $(abspath $(BURSTCTL))
