@@ -89,9 +89,7 @@ for rep in $(seq 1 "$reps"); do
 		left_s=$(( left_s > est[$k] ? left_s - est[$k] : 0 ))
 	done
 done
-elapsed=$(( $(date +%s) - start ))
-record --str type=end --str loadavg_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
-	--num boots_s=$(( boots_ms / 1000 )) --num elapsed_s="$elapsed"
+record_end
 
 render() { python3 "$cost" --from "$1" --md "$2" --png "$3"; }
 if ((reps < 5)); then

@@ -230,9 +230,7 @@ for rep in $(seq 1 "$reps"); do
 		left_s=$(( left_s > est[$k] ? left_s - est[$k] : 0 ))
 	done
 done
-elapsed=$(( $(date +%s) - start ))
-record --str type=end --str loadavg_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
-	--num boots_s=$(( boots_ms / 1000 )) --num elapsed_s="$elapsed"
+record_end
 
 # The report checks the file (floor, every repetition, its end) before
 # anything reaches docs/: a file it refuses stays in OUTDIR.

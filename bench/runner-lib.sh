@@ -36,6 +36,14 @@ bench_fields() {
 		--str guest="$(qemu-system-x86_64 --version | head -1 | sed 's/ (.*//'), $1")
 }
 
+# record_end: the raw file's last line, after the last boot; sets elapsed.
+# Needs the sourcing script's record, start and boots_ms.
+record_end() {
+	elapsed=$(( $(date +%s) - start ))
+	record --str type=end --str loadavg_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
+		--num boots_s=$(( boots_ms / 1000 )) --num elapsed_s="$elapsed"
+}
+
 # How long some host task waited for a CPU (PSI), in microseconds so far.
 cpu_wait_us() { sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/cpu 2>/dev/null || echo 0; }
 # QEMU guests on this host other than ours (whose command line has
