@@ -17,7 +17,7 @@ REPO_STAMP := $(REPO)/PACKAGES
 
 # scripts/kernel-build.sh sources the build environment it shares with
 # scripts/kernel-deb.sh.
-$(KERNEL) $(KERNEL_DEBUG): scripts/lib/kbuild.sh scripts/lib/kconfig-base.sh
+$(KERNEL) $(KERNEL_DEBUG) $(KERNEL_KCSAN) $(KERNEL_MAINLINE): scripts/lib/kbuild.sh scripts/lib/kconfig-base.sh
 
 $(KERNEL_DEB_LIST): $(KERNEL) scripts/kernel-deb.sh scripts/lib/kbuild.sh | deps-kernel
 	@KERNEL_TESTED=$(KERNEL) scripts/kernel-deb.sh $(KERNEL_SRC) $(B)/kernel/obj-guest $(KERNEL_DEB_DIR) $(GUEST_FRAGMENT)
