@@ -18,6 +18,7 @@ out=$1 stock=$2 repo=${3:-}
 shift $(($# < 3 ? $# : 3))
 debs=("$@")
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib/progress.sh"
 cache=${BURST_CACHE:-/var/cache/burst-cfs}/mkosi
 gen=$out/gen
 start=$(date +%s)
@@ -82,9 +83,16 @@ done
 ((${#debs[@]})) || echo "image-build: no repository given: Debian's crun and podman (the burst cases will fail)"
 
 # 3. mkosi. Its own step lines ("‣ ...") are the progress; the rest goes to a log.
+# mkosi_progress: the step lines mkosi printed since the last call (build_image's $shown).
+mkosi_progress() {
+	local total
+	total=$(wc -l <"$out/mkosi.log")
+	sed -n "$((shown + 1)),${total}p" "$out/mkosi.log" | grep -a '‣' | sed 's/^/image-build:   /' || true
+	shown=$total
+}
 # build_image [MKOSI OPTION...]
 build_image() {
-	local pid rc shown=0 total
+	local pid rc shown=0
 	echo "image-build: mkosi $(mkosi --version | awk '{print $2}') build (log: $out/mkosi.log)"
 	rm -f "$out/image.raw" "$out/image.manifest" "$out/image.vmlinuz"
 	(cd "$top" && mkosi \
@@ -97,12 +105,7 @@ build_image() {
 		"${mkosi_repo[@]}" \
 		"$@" build) >"$out/mkosi.log" 2>&1 &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 5
-		total=$(wc -l <"$out/mkosi.log")
-		sed -n "$((shown + 1)),${total}p" "$out/mkosi.log" | grep -a '‣' | sed 's/^/image-build:   /' || true
-		shown=$total
-	done
+	wait_progress "$pid" 5 mkosi_progress
 	rc=0
 	wait "$pid" || rc=$?
 	sed -n "$((shown + 1)),\$p" "$out/mkosi.log" | grep -a '‣' | sed 's/^/image-build:   /' || true

@@ -75,7 +75,8 @@ fi
 
 echo "kernel-build: building bzImage in $obj (ccache: $CCACHE_DIR)"
 start=$(date +%s)
-tag=kernel-build
+# Named: make test builds its kernels side by side.
+tag="kernel-build: ${out##*/}"
 kbuild_run "$obj/build.log" "${kmake[@]}" bzImage
 mkdir -p "$(dirname "$out")"
 cp "$obj/arch/x86/boot/bzImage" "$out"

@@ -11,6 +11,7 @@
 # shellcheck shell=bash
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$top/scripts/lib/progress.sh"
 cache=${BURST_CACHE:-/var/cache/burst-cfs}
 maintainer="Seed b38bfef3 maintainers <maintainers@users.noreply.a-seed-b38bfef3.example>"
 
@@ -117,20 +118,22 @@ debpkg_changelog() {
 	mv "$tree/debian/changelog.new" "$tree/debian/changelog"
 }
 
+# A line with the dh step dpkg-buildpackage is in.
+debpkg_progress() {
+	local step
+	step=$(grep -o '^ *\(debian/rules \|\)[a-z_]*dh_[a-z_]*\|^ *dh_[a-z_]*' "$1" | tail -1 | tr -d ' ')
+	log "$(($(date +%s) - start))s, ${step:-starting}"
+}
+
 # nocheck: Debian's test suites want root containers on this host; our
 # tests run in a guest instead. Prints a line every 15 s while it runs.
 debpkg_build() {
-	local buildlog=$top/build/$bin/build.log pid step
+	local buildlog=$top/build/$bin/build.log pid
 	log "dpkg-buildpackage ${version}${suffix} (log: build/$bin/build.log)"
 	(cd "$tree" && DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" \
 		dpkg-buildpackage -b -us -uc >"$buildlog" 2>&1) &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 15
-		kill -0 "$pid" 2>/dev/null || break
-		step=$(grep -o '^ *\(debian/rules \|\)[a-z_]*dh_[a-z_]*\|^ *dh_[a-z_]*' "$buildlog" | tail -1 | tr -d ' ')
-		log "$(($(date +%s) - start))s, ${step:-starting}"
-	done
+	wait_progress "$pid" 15 debpkg_progress "$buildlog"
 	wait "$pid" || { tail -30 "$buildlog" >&2; die "dpkg-buildpackage failed (see build/$bin/build.log)"; }
 	seconds=$(($(date +%s) - start))
 	deb=$work/$deb_name

@@ -19,11 +19,14 @@ mkdir -p "$obj" "$CCACHE_DIR"
 ccache --max-size=8G >/dev/null
 
 # kbuild_lock: two makes in one object tree corrupt it, and so does
-# re-applying the series under a build: hold the source tree's lock
-# (scripts/kernel-tree.sh takes it too) until the script ends.
+# re-applying the series under a build. Until the script ends, hold the
+# object tree's lock, and the source tree's lock shared: builds in other
+# object trees only read the source, so make test builds its kernels side
+# by side, while scripts/kernel-tree.sh takes it alone to rewrite the tree.
 kbuild_lock() {
-	exec 9>"$src.lock"
-	flock 9
+	exec 8>"$obj.lock" 9>"$src.lock"
+	flock 8
+	flock -s 9
 }
 
 # kbuild_key FRAGMENT...: what a kernel built here depends on, as 16 hex
@@ -36,7 +39,8 @@ kbuild_key() {
 	local tree lib
 	lib=$(dirname "${BASH_SOURCE[0]}")
 	tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) || return 0
-	[[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] || return 0
+	# --no-optional-locks: builds beside each other check the same tree.
+	[[ -z $(git -C "$src" --no-optional-locks status --porcelain --untracked-files=no 2>/dev/null) ]] || return 0
 	{ echo "$tree"; gcc --version | head -1; cat "$@" "$lib/kbuild.sh" "$lib/kconfig-base.sh" "$lib/../kernel-build.sh"; } |
 		sha256sum | cut -c1-16
 }

@@ -17,6 +17,7 @@ label=$1 kernel=$2 initrd=$3 image=$4 console=$5 out=$6 timeout_s=$7
 shift 7
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/e2e/mkosi-qemu.sh"
+. "$top/scripts/lib/progress.sh"
 mkosi_qemu_cmd "$kernel" "$image"
 qemu_args=(-no-reboot -serial "file:$console" -serial "file:$out")
 if [[ $initrd != none ]]; then
@@ -45,11 +46,10 @@ set +e
 	--kernel-command-line-extra "$append" \
 	qemu "${qemu_args[@]}") </dev/null >"$mkosi_log" 2>&1 &
 boot=$!
-while kill -0 "$boot" 2>/dev/null; do
-	sleep 15
-	kill -0 "$boot" 2>/dev/null || break
+boot_progress() {
 	echo "$label: $(( $(date +%s) - start ))s, $(grep -caE '^(not )?ok |^DEMO\|' "$out" 2>/dev/null) results so far"
-done
+}
+wait_progress "$boot" 15 boot_progress
 wait "$boot"
 rc=$?
 if ((rc != 0 && rc != 124 && rc != 137)) && ! [[ -s $console ]]; then

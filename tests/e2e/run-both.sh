@@ -16,6 +16,7 @@ kernel=$1 stock_kernel=$2 stock_initrd=$3 image=$4 timeout_s=${5:-900}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 results=${RESULTS_DIR:-$top/build/results}
 run=$top/tests/e2e/run-image.sh
+. "$top/scripts/lib/progress.sh"
 mkdir -p "$results"
 
 if [[ ${E2E_PARALLEL:-1} == 0 ]] || (($(nproc) < 2)); then
@@ -33,13 +34,15 @@ pids=($!)
 "$run" e2e-stock "$stock_kernel" "$stock_initrd" "$image" stock "$timeout_s" >"$results/e2e-stock.run.log" 2>&1 &
 pids+=($!)
 
-running() { local pid; for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done; return 1; }
-while running; do
-	sleep 30
+# A line every 30 s for each boot still running.
+both_progress() {
 	for i in 0 1; do
 		kill -0 "${pids[$i]}" 2>/dev/null || continue
 		echo "run-both: $((SECONDS - start)) s: $(grep -a "^run-image: ${names[$i]}: " "$results/${names[$i]}.run.log" | tail -1 | cut -c1-120)"
 	done
+}
+for pid in "${pids[@]}"; do
+	wait_progress "$pid" 30 both_progress
 done
 
 rc=0

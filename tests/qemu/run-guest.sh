@@ -19,6 +19,7 @@ timeout_s=${6:-300}
 smp=${7:-2}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/verdict.sh"
+. "$top/scripts/lib/progress.sh"
 results=${RESULTS_DIR:-$top/build/results}
 log=$results/$name.log
 mkdir -p "$results"
@@ -44,6 +45,14 @@ stall_panic="sysctl.kernel.panic_on_rcu_stall=1"
 # It gets one more boot; the first one is reported. A guest reaches its
 # suite in 10-40 s alone, 80 s with four boots on two cores.
 boot_limit=${BOOT_LIMIT_S:-120}
+# Every 15 s: a progress line, and the early-boot check.
+guest_progress() {
+	echo "run-guest: $name: $(( $(date +%s) - start ))s, $(grep -cE '^(not )?ok ' "$log" 2>/dev/null) results so far"
+	if ((attempt == 1 && $(date +%s) - boot_start >= boot_limit)) && ! grep -q '^GUEST-BEGIN' "$log"; then
+		stuck=1
+		kill "$qemu"
+	fi
+}
 echo "run-guest: $name: booting $(basename "$kernel") (suite $suite, expect $expect, ${smp} vCPUs, timeout ${timeout_s}s)"
 start=$(date +%s)
 for attempt in 1 2; do
@@ -55,17 +64,7 @@ for attempt in 1 2; do
 		-append "console=ttyS0 panic=-1 oops=panic $stall_panic loglevel=4 burstcfs.suite=$suite burstcfs.expect=$expect ${EXTRA_APPEND:-}" \
 		-display none -monitor none -serial "file:$log" -no-reboot &
 	qemu=$!
-	# Progress lines so a long suite is visibly alive.
-	while kill -0 "$qemu" 2>/dev/null; do
-		sleep 15
-		kill -0 "$qemu" 2>/dev/null || break
-		echo "run-guest: $name: $(( $(date +%s) - start ))s, $(grep -cE '^(not )?ok ' "$log" 2>/dev/null) results so far"
-		if ((attempt == 1 && $(date +%s) - boot_start >= boot_limit)) && ! grep -q '^GUEST-BEGIN' "$log"; then
-			stuck=1
-			kill "$qemu"
-			break
-		fi
-	done
+	wait_progress "$qemu" 15 guest_progress
 	wait "$qemu"
 	qemu_rc=$?
 	set -e
