@@ -26,8 +26,9 @@ debpkg_setup() {
 		command -v "$tool" >/dev/null || die "$tool missing (make deps)"
 	done
 	# One build at a time: two would share the work tree and the cache slot.
+	# A caller with a work tree of its own names its own lock (debpkg_lock).
 	mkdir -p "$top/build"
-	exec 9>"$top/build/$bin.lock"
+	exec 9>"${debpkg_lock:-$top/build/$bin.lock}"
 	flock 9
 
 	# The version the archive would install, without a binNMU suffix (+bN
@@ -77,8 +78,12 @@ debpkg_cached() {
 # Downloads the source once per version, extracts it with Debian's patches
 # applied, and pushes ours on top; a patch that does not apply is named.
 debpkg_prepare() {
-	local srccache=$cache/src/${bin}_$version dsc p
+	local srccache=$cache/src/${bin}_$version dsc p download_lock
 	dsc=$srccache/${pkg}_${version#*:}.dsc
+	# The download is shared with the callers that have work trees of their own.
+	mkdir -p "$cache/src"
+	exec {download_lock}>"$srccache.lock"
+	flock "$download_lock"
 	if [[ ! -f $dsc ]]; then
 		log "downloading the source of $pkg $version"
 		rm -rf "$srccache.tmp"
@@ -87,6 +92,7 @@ debpkg_prepare() {
 			die "apt-get source $pkg=$version failed (is there a deb-src source? make deps)"
 		rm -rf "$srccache" && mv "$srccache.tmp" "$srccache"
 	fi
+	exec {download_lock}>&-
 	start=$(date +%s)
 	rm -rf "$work"
 	mkdir -p "$work"
