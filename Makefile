@@ -156,12 +156,13 @@ test-kernel-stock: $(BASELINE) $(INITRAMFS)
 test-kernel: $(KERNEL) $(BASELINE) $(INITRAMFS)
 	@$(MAKE) --no-print-directory -j$(PAIR_JOBS) test-kernel-patched test-kernel-stock
 
-# The host checks, then every build the boots need, then the boots; checks
-# and builds two at a time (PAIR_JOBS, test-builds below).
+# The host checks (two at a time), then every build the boots need
+# (test-builds), then the boots, which never share the machine with a build.
 test:
 	@$(MAKE) --no-print-directory -j$(PAIR_JOBS) check
 	@rm -rf $(B)/results
-	@$(MAKE) --no-print-directory -j$(PAIR_JOBS) test-builds
+	@$(MAKE) --no-print-directory $(KERNEL_TREE_STAMP)
+	@$(MAKE) --no-print-directory -j2 test-builds
 	@$(MAKE) --no-print-directory test-harness test-kernel test-stress test-crun test-harness-image e2e || { scripts/summary.sh $(B)/results; exit 1; }
 	@scripts/summary.sh $(B)/results
 
@@ -218,11 +219,18 @@ include mk/bench.mk
 include mk/cri.mk
 include mk/fuzz.mk
 
-# What make test's boots need, all built before the first boot, two builds
-# at a time (PAIR_JOBS): a build leaves a core idle for minutes in all
-# (configure scripts, kernel links, packaging, mkosi), which the other
-# fills, while no boot ever shares the machine with a build. The kernel
-# builds take the source tree shared (scripts/lib/kbuild.sh) and the apt
-# steps take turns (scripts/lib/apt.sh).
-.PHONY: test-builds
-test-builds: $(KERNEL) $(KERNEL_DEBUG) $(BASELINE) $(INITRAMFS) $(CRUN_INITRAMFS) $(IMAGE) $(IMAGE_STOCK_INITRD)
+# What make test's boots need. The builds run in turn, each using both
+# cores, while the debug kernel builds beside them at nice 19: it gets the
+# core their single-threaded steps leave idle (configure scripts, links,
+# packaging, mkosi), and both cores once they are done. Two builds at the
+# same priority share the cores at a loss (measured: each 13-17% slower
+# than in turn). The kernel builds take the source tree shared
+# (scripts/lib/kbuild.sh); the apt steps take turns (scripts/lib/apt.sh).
+.PHONY: test-builds test-builds-in-turn test-builds-debug-kernel
+test-builds: test-builds-in-turn test-builds-debug-kernel
+
+test-builds-in-turn:
+	@$(MAKE) --no-print-directory -j1 $(KERNEL) $(BASELINE) $(INITRAMFS) $(CRUN_INITRAMFS) $(IMAGE) $(IMAGE_STOCK_INITRD)
+
+test-builds-debug-kernel:
+	@nice -n 19 $(MAKE) --no-print-directory -j1 $(KERNEL_DEBUG)

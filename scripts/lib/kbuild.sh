@@ -57,6 +57,10 @@ kernel_localversion=-burst-cfs
 KBUILD_BUILD_TIMESTAMP=$(git -C "$src" log -1 --format=%cD 2>/dev/null || echo 'Thu, 1 Jan 1970 00:00:00 +0000')
 export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER=burst-cfs KBUILD_BUILD_HOST=burst-cfs
 kernel_pkgversion=$(dpkg-query -W -f='${Version}' linux-source-6.1)+burst1
+# kbuild runs its own -j, and nothing of the make that started this script
+# (its jobserver, which it does not pass here, its flags, its variables)
+# reaches the kernel's make.
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 kmake=(make -C "$src" O="$obj" -j"$(nproc)" LOCALVERSION="$kernel_localversion"
 	KBUILD_BUILD_VERSION="${kernel_pkgversion##*-}")
 
