@@ -229,8 +229,12 @@ include mk/fuzz.mk
 .PHONY: test-builds test-builds-in-turn test-builds-debug-kernel
 test-builds: test-builds-in-turn test-builds-debug-kernel
 
+# One target at a time in each (-j1), on a jobserver of its own: the
+# parent's two slots are these two recipes.
+NO_JOBSERVER = MAKEFLAGS="$(filter-out -j% --jobserver%,$(MAKEFLAGS))"
+
 test-builds-in-turn:
-	@$(MAKE) --no-print-directory -j1 $(KERNEL) $(BASELINE) $(INITRAMFS) $(CRUN_INITRAMFS) $(IMAGE) $(IMAGE_STOCK_INITRD)
+	@$(NO_JOBSERVER) $(MAKE) --no-print-directory -j1 $(KERNEL) $(BASELINE) $(INITRAMFS) $(CRUN_INITRAMFS) $(IMAGE) $(IMAGE_STOCK_INITRD)
 
 test-builds-debug-kernel:
-	@nice -n 19 $(MAKE) --no-print-directory -j1 $(KERNEL_DEBUG)
+	@$(NO_JOBSERVER) nice -n 19 $(MAKE) --no-print-directory -j1 $(KERNEL_DEBUG)
