@@ -224,7 +224,8 @@ include mk/fuzz.mk
 # core their single-threaded steps leave idle (configure scripts, links,
 # packaging, mkosi), and both cores once they are done. Two builds at the
 # same priority share the cores at a loss (measured: each 13-17% slower
-# than in turn). The kernel builds take the source tree shared
+# than in turn). A failing build fails make test once the other sub-make
+# has ended. The kernel builds take the source tree shared
 # (scripts/lib/kbuild.sh); the apt steps take turns (scripts/lib/apt.sh).
 .PHONY: test-builds test-builds-in-turn test-builds-debug-kernel
 test-builds: test-builds-in-turn test-builds-debug-kernel

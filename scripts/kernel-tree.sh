@@ -34,7 +34,7 @@ export GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE
 # Rewriting the tree under a running build corrupts it: one user at a time.
 mkdir -p "$(dirname "$src")"
 exec 9>"$src.lock"
-flock -n 9 || { echo "kernel-tree: waiting for the kernel builds in $src to end"; flock 9; }
+flock -n 9 || { echo "kernel-tree: waiting for the kernel builds or the tree preparation using $src to end"; flock 9; }
 tar_id="v2 $(stat -c %s-%Y "$tarball")"
 
 if [[ ! -f $src/.pristine-id || $(cat "$src/.pristine-id") != "$tar_id" ]]; then

@@ -16,23 +16,33 @@ export DEBIAN_FRONTEND=noninteractive
 apt_opts=(-q -o Dpkg::Use-Pty=0 -o APT::Color=0)
 
 # Steps of scripts running at once (make test builds side by side) take
-# turns: apt-get refuses to start while another holds dpkg's lock.
-apt_lock=/tmp/burst-cfs-apt.lock
+# turns: apt-get refuses to start while another holds dpkg's or the package
+# lists' lock. Only root changes packages (a user's steps are downloads):
+# root's lock lives in /run, which no user can write.
+apt_lock=
+((EUID != 0)) || apt_lock=/run/burst-cfs-apt.lock
 
 # step DESCRIPTION CMD...: run CMD with its output in the log; one line when
 # it is done; on failure, the tail of its output and exit 1.
 step() {
-	local what=$1 start=$SECONDS from rc=0 next=20 pid last lock_fd
+	local what=$1 start=$SECONDS from rc=0 next=20 pid last lock_fd=
 	shift
-	exec {lock_fd}>>"$apt_lock"
-	if ! flock -n "$lock_fd"; then
-		echo "$tag: $what: waiting for another package step to end"
-		flock "$lock_fd"
+	if [[ -n $apt_lock ]]; then
+		exec {lock_fd}>>"$apt_lock"
+		if ! flock -n "$lock_fd"; then
+			echo "$tag: $what: waiting for another package step to end"
+			flock "$lock_fd"
+		fi
 	fi
 	mkdir -p "$(dirname "$apt_log")"
 	from=$(stat -c %s "$apt_log" 2>/dev/null || echo 0)
 	printf '\n=== %s %s: %s\n$ %s\n' "$(date -u +%FT%TZ)" "$tag" "$what" "$*" >>"$apt_log"
-	"$@" </dev/null >>"$apt_log" 2>&1 &
+	# Not passed on: a daemon a maintainer script starts would keep it.
+	if [[ -n $lock_fd ]]; then
+		"$@" </dev/null >>"$apt_log" 2>&1 {lock_fd}>&- &
+	else
+		"$@" </dev/null >>"$apt_log" 2>&1 &
+	fi
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
@@ -42,7 +52,7 @@ step() {
 		echo "$tag: $what: $((SECONDS - start)) s so far (${last:-no output yet})"
 	done
 	wait "$pid" || rc=$?
-	exec {lock_fd}>&-
+	[[ -z $lock_fd ]] || exec {lock_fd}>&-
 	if ((rc != 0)); then
 		echo "$tag: $what: FAILED (exit status $rc) after $((SECONDS - start)) s; the end of ${apt_log#"$apt_top"/}:" >&2
 		tail -c +$((from + 1)) "$apt_log" | tail -40 | sed 's/^/    /' >&2

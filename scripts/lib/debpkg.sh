@@ -127,7 +127,7 @@ debpkg_changelog() {
 # A line with the dh step dpkg-buildpackage is in.
 debpkg_progress() {
 	local step
-	step=$(grep -o '^ *\(debian/rules \|\)[a-z_]*dh_[a-z_]*\|^ *dh_[a-z_]*' "$1" | tail -1 | tr -d ' ')
+	step=$(grep -o '^ *\(debian/rules \|\)[a-z_]*dh_[a-z_]*\|^ *dh_[a-z_]*' "$1" | tail -1 | tr -d ' ') || true
 	log "$(($(date +%s) - start))s, ${step:-starting}"
 }
 

@@ -67,13 +67,14 @@ kmake=(make -C "$src" O="$obj" -j"$(nproc)" LOCALVERSION="$kernel_localversion"
 # kbuild_run LOG CMD...: run a kernel make with its output in LOG and, instead
 # of kbuild's thousands of lines, a line every 30 s (a cold build takes a
 # quarter of an hour on two cores); kbuild's warnings after it; on failure
-# the tail of LOG and exit 1. Lines start with $tag.
+# the tail of LOG and exit 1. Lines start with $tag. The heartbeat's sleep
+# outlives it by up to 30 s, so it must not hold kbuild_lock's locks.
 kbuild_run() {
 	local log=$1 start=$SECONDS rc=0
 	shift
 	(while sleep 30; do
 		echo "$tag: $((SECONDS - start)) s, $(grep -c '^  CC ' "$log" 2>/dev/null) files compiled"
-	done) &
+	done) 8>&- 9>&- &
 	kbuild_heartbeat=$!
 	trap 'kill $kbuild_heartbeat 2>/dev/null || true' EXIT
 	"$@" >"$log" 2>&1 || rc=$?

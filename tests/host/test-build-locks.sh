@@ -38,19 +38,33 @@ ok fails locks_within "$tmp/obj-a" 2
 desc="the tree preparation's lock waits for the build"
 ok fails flock -n "$src.lock" true
 desc="scripts/kernel-tree.sh takes the source tree's lock exclusively (flock, never -s)"
-exclusive_tree_lock() { grep -q 'flock 9' "$1" && ! grep -q 'flock -s' "$1"; }
+exclusive_tree_lock() { grep -qE '^[^#]*flock( -n)? 9' "$1" && ! grep -qE '^[^#]*flock -s' "$1"; }
 ok exclusive_tree_lock "$top/scripts/kernel-tree.sh"
 kill %1
 wait %1 2>/dev/null || true
 desc="once the build ends, the tree preparation gets it"
 ok flock -w 5 "$src.lock" true
 
+# kbuild_run's heartbeat sleeps on after the build: it must not keep the locks.
+(
+	# shellcheck disable=SC2034 # read by kbuild.sh
+	obj=$tmp/obj-c tag=test
+	. "$top/scripts/lib/kbuild.sh" >/dev/null
+	kbuild_lock
+	kbuild_run "$tmp/c.log" sleep 0.5 >/dev/null
+)
+desc="a finished build leaves its object tree's lock at once"
+ok flock -n "$tmp/obj-c.lock" true
+desc="and the source tree's"
+ok flock -n "$src.lock" true
+
 # Two package steps at once run one after the other.
 steps() {
 	# shellcheck disable=SC2034 # read by apt.sh
 	tag=test-$1
 	. "$top/scripts/lib/apt.sh"
-	apt_log=$tmp/deps-$1.log
+	# Not root's lock in /run: a real package step would hold up the test.
+	apt_lock=$tmp/apt.lock apt_log=$tmp/deps-$1.log
 	step "step $1" bash -c "echo start >>$tmp/steps; sleep 2; echo end >>$tmp/steps"
 }
 steps one >"$tmp/one.out" &

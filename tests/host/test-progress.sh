@@ -10,15 +10,17 @@ ok() { if "$@"; then echo "ok - $desc"; else echo "not ok - $desc"; fi; }
 calls=0
 count() { calls=$((calls + 1)); }
 
-sleep 2 &
+(sleep 2; exit 3) &
 job=$!
 t0=$SECONDS
 wait_progress "$job" 30 count
 took=$((SECONDS - t0))
 desc="a 2 s job with a 30 s progress interval: back in ${took} s, no progress line"
 ok test "$took" -le 4 -a "$calls" -eq 0
-desc="the job's exit status is still there for wait"
-ok wait "$job"
+rc=0
+wait "$job" || rc=$?
+desc="the job's exit status is still there for wait (3: got $rc)"
+ok test "$rc" -eq 3
 
 calls=0
 sleep 5 &
