@@ -75,7 +75,7 @@ fi
 
 echo "kernel-build: building bzImage in $obj (ccache: $CCACHE_DIR)"
 start=$(date +%s)
-# Named: make test builds its kernels side by side.
+# Named: kernels can build side by side (make -j2 kernel kernel-debug).
 tag="kernel-build: ${out##*/}"
 kbuild_run "$obj/build.log" "${kmake[@]}" bzImage
 mkdir -p "$(dirname "$out")"

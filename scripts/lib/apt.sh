@@ -15,7 +15,7 @@ export DEBIAN_FRONTEND=noninteractive
 # No progress bars or colours in the log.
 apt_opts=(-q -o Dpkg::Use-Pty=0 -o APT::Color=0)
 
-# Steps of scripts running at once (make test builds side by side) take
+# Steps of scripts running at once (make test runs its checks two at a time) take
 # turns: apt-get refuses to start while another holds dpkg's or the package
 # lists' lock. Only root changes packages (a user's steps are downloads):
 # root's lock lives in /run, which no user can write.

@@ -21,8 +21,9 @@ ccache --max-size=8G >/dev/null
 # kbuild_lock: two makes in one object tree corrupt it, and so does
 # re-applying the series under a build. Until the script ends, hold the
 # object tree's lock, and the source tree's lock shared: builds in other
-# object trees only read the source, so make test builds its kernels side
-# by side, while scripts/kernel-tree.sh takes it alone to rewrite the tree.
+# object trees only read the source, so kernels can build side by side
+# (make -j2 kernel kernel-debug), while scripts/kernel-tree.sh takes it
+# alone to rewrite the tree.
 kbuild_lock() {
 	exec 8>"$obj.lock" 9>"$src.lock"
 	flock 8

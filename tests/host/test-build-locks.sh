@@ -1,6 +1,6 @@
 #!/bin/bash
 # The build locks: kernel builds in different object trees run side by side
-# (make test's test-builds), two in one object tree never do, and neither
+# (make -j2 kernel kernel-debug), two in one object tree never do, and neither
 # do a build and the tree preparation (scripts/lib/kbuild.sh's kbuild_lock,
 # scripts/kernel-tree.sh); package steps take turns (scripts/lib/apt.sh).
 set -euo pipefail
