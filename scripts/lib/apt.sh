@@ -9,6 +9,7 @@
 # shellcheck shell=bash
 
 apt_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$apt_top/scripts/lib/progress.sh"
 apt_log=$apt_top/build/logs/deps.log
 apt_updated=
 export DEBIAN_FRONTEND=noninteractive
@@ -22,10 +23,18 @@ apt_opts=(-q -o Dpkg::Use-Pty=0 -o APT::Color=0)
 apt_lock=
 ((EUID != 0)) || apt_lock=/run/burst-cfs-apt.lock
 
+# step_progress: step's line every 20 s, the last thing its command said
+# (step's $what, $start and $from).
+step_progress() {
+	local last
+	last=$(tail -c +$((from + 1)) "$apt_log" | tr '\r' '\n' | grep -v '^[[:space:]]*$' | tail -1 | cut -c1-70) || true
+	echo "$tag: $what: $((SECONDS - start)) s so far (${last:-no output yet})"
+}
+
 # step DESCRIPTION CMD...: run CMD with its output in the log; one line when
 # it is done; on failure, the tail of its output and exit 1.
 step() {
-	local what=$1 start=$SECONDS from rc=0 next=20 pid last lock_fd=
+	local what=$1 start=$SECONDS from rc=0 pid lock_fd=
 	shift
 	if [[ -n $apt_lock ]]; then
 		exec {lock_fd}>>"$apt_lock"
@@ -44,13 +53,7 @@ step() {
 		"$@" </dev/null >>"$apt_log" 2>&1 &
 	fi
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 1
-		((SECONDS - start >= next)) || continue
-		next=$((next + 20))
-		last=$(tail -c +$((from + 1)) "$apt_log" | tr '\r' '\n' | grep -v '^[[:space:]]*$' | tail -1 | cut -c1-70)
-		echo "$tag: $what: $((SECONDS - start)) s so far (${last:-no output yet})"
-	done
+	wait_progress "$pid" 20 step_progress
 	wait "$pid" || rc=$?
 	[[ -z $lock_fd ]] || exec {lock_fd}>&-
 	if ((rc != 0)); then
