@@ -9,12 +9,19 @@
 # CONSOLE_LOG's .mkosi.log. Ephemeral=yes: every boot is a first boot on a
 # private copy of the image, so boots may run side by side. A progress line
 # every 15 s.
-# Exit status: mkosi's (124/137 when the timeout hit).
-# Environment: E2E_MEM, E2E_SMP, E2E_TCG (tests/e2e/mkosi-qemu.sh).
+# Exit status: mkosi's (124/137 when the timeout hit, 123 when the stall
+# watchdog stopped the guest).
+# Environment: E2E_MEM, E2E_SMP, E2E_TCG (tests/e2e/mkosi-qemu.sh);
+# E2E_STALL_S (default 0, off): once OUT_LOG has its first line, stop the
+# guest when it has not grown for this many seconds. A suite that hangs
+# half-way then fails at once instead of idling to TIMEOUT_S, which must
+# also cover the boot before the suite starts.
 set -euo pipefail
 
 label=$1 kernel=$2 initrd=$3 image=$4 console=$5 out=$6 timeout_s=$7
 shift 7
+stall_s=${E2E_STALL_S:-0}
+[[ $stall_s =~ ^[0-9]+$ ]] || { echo "boot-image: E2E_STALL_S=$stall_s: expected a number of seconds" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/e2e/mkosi-qemu.sh"
 . "$top/scripts/lib/progress.sh"
@@ -46,14 +53,27 @@ set +e
 	--kernel-command-line-extra "$append" \
 	qemu "${qemu_args[@]}") </dev/null >"$mkosi_log" 2>&1 &
 boot=$!
-boot_progress() {
+out_size=0 out_grew=$SECONDS next_line=$((SECONDS + 15)) stalled=0
+boot_watch() {
+	local size
+	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
+	if ((size != out_size)); then
+		out_size=$size out_grew=$SECONDS
+	elif ((stall_s && size && !stalled && SECONDS - out_grew >= stall_s)); then
+		echo "$label: stalled: no suite output for ${stall_s}s, stopping the guest"
+		stalled=1
+		kill -TERM "$boot" 2>/dev/null || true
+	fi
+	((SECONDS >= next_line)) || return 0
+	next_line=$((SECONDS + 15))
 	echo "$label: $(( $(date +%s) - start ))s, $(grep -caE '^(not )?ok |^DEMO\|' "$out" 2>/dev/null) results so far"
 }
-wait_progress "$boot" 15 boot_progress
+wait_progress "$boot" 1 boot_watch
 wait "$boot"
 rc=$?
 if ((rc != 0 && rc != 124 && rc != 137)) && ! [[ -s $console ]]; then
 	echo "boot-image: mkosi qemu failed (rc=$rc) before the guest printed anything:" >&2
 	tail -20 "$mkosi_log" | sed 's/^/    /' >&2
 fi
+((!stalled)) || exit 123
 exit "$rc"

@@ -7,19 +7,26 @@
 #           needs build/image/initrd-stock.cpio.gz (virtio modules)
 #   EXPECT  'patched' or 'stock': which semantics the suite asserts
 # Environment: RESULTS_DIR (default build/results), EXTRA_APPEND (more kernel
-# command line), E2E_MEM (MiB, default 2048), E2E_SMP (default 2).
+# command line), E2E_MEM (MiB, default 2048), E2E_SMP (default 2),
+# E2E_STALL_S (default 300): a suite that has started and then prints
+# nothing for this long has hung (the guest froze, or the suite itself); the
+# boot stops and fails then, not at TIMEOUT_S. The e2e suite's longest
+# silence is about 75 s (the load cases, two boots side by side), and its
+# own watchdog speaks up after 180 s in a test that hangs, so a hung test
+# is reported by the suite first.
 #
 # tests/e2e/boot-image.sh boots it with `mkosi qemu` (Ephemeral=yes: a pristine first boot each
 # time). The suite writes TAP to the second serial port (ttyS1 -> NAME.tap);
 # kernel and systemd use the first (ttyS0 -> NAME.console.log).
-# The verdict (tests/lib/verdict.sh): fails when the guest times out or never
-# prints "E2E-RESULT", when any test is "not ok", when the plan and the
+# The verdict (tests/lib/verdict.sh): fails when the guest times out, stalls
+# or never prints "E2E-RESULT", when any test is "not ok", when the plan and the
 # results disagree, or when the kernel complained, on the console or in the
 # kernel log the suite dumps before its end marker.
 set -euo pipefail
 
 name=$1 kernel=$2 initrd=$3 image=$4 expect=$5
 timeout_s=${6:-900}
+export E2E_STALL_S=${E2E_STALL_S:-300}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/verdict.sh"
 results=${RESULTS_DIR:-$top/build/results}
@@ -44,6 +51,8 @@ tr -d '\r' <"$console" >"$console.txt" 2>/dev/null || : >"$console.txt"
 grep -av "^$KLOG_PREFIX" "$tap.txt" | sed "s/^/$name: /" || true
 
 verdict "$tap.txt" "$qemu_rc" "$timeout_s" E2E-RESULT "$console.txt"
+# boot-image.sh's stall watchdog stopped it.
+((qemu_rc != 123)) || problems+=("guest stalled: no suite output for ${E2E_STALL_S}s")
 
 echo "$passed $failed" >"$results/$name.result"
 if ((${#problems[@]})); then

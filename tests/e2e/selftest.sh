@@ -2,7 +2,8 @@
 # The image runner (tests/e2e/run-image.sh) must fail a boot whose suite
 # reports fewer tests than planned, a "not ok", or a kernel warning that
 # only the kernel log shows (loglevel=4 keeps it off the console); one that
-# ends without its end marker; one that hangs; and it must pass a clean one.
+# ends without its end marker; one that hangs half-way (the stall watchdog);
+# one that never reports before its timeout; and it must pass a clean one.
 # Each case is a real boot of the e2e image on KERNEL, whose suite
 # misbehaves as burstcfs.e2e.selftest= asks (tests/e2e/suite.sh); the
 # boots run at once (they check verdicts, not timing).
@@ -14,28 +15,35 @@ top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/verdict.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-# The hang case waits out this many seconds: enough for the suite to
-# start with four boots sharing the cores (it started 137-152 s after the
-# boot in a fresh clone; 120 s was too short).
-HANG_TIMEOUT=${E2E_SELFTEST_HANG_TIMEOUT:-210}
+# The hang case: its suite prints its test, then nothing; the watchdog
+# ends it this long after. The timeout case: the same suite with the
+# watchdog off, stopped by a timeout shorter than the boot (the suite
+# started 110-150 s after the boot with four boots sharing the cores), so
+# the timeout and nothing else ends it.
+STALL_S=20 TIMEOUT_S=60
 
-modes=(pass mixed nomarker hang)
-declare -A desc reason
+modes=(pass mixed nomarker hang timeout)
+declare -A desc reason suite timeout stall
 desc[pass]="a clean suite passes"
 desc[mixed]="a boot with a short count, a 'not ok' and a kernel warning off the console fails on each"
 desc[nomarker]="a suite that ends without its end marker fails"
-desc[hang]="a suite that hangs fails on the timeout"
+desc[hang]="a suite that hangs half-way fails when the stall watchdog stops it"
+desc[timeout]="a boot that does not report in time fails on the timeout"
 reason[nomarker]="never reported"
-reason[hang]="timed out after ${HANG_TIMEOUT}s"
+reason[hang]="guest stalled: no suite output for ${STALL_S}s"
+reason[timeout]="guest timed out after ${TIMEOUT_S}s"
+for mode in "${modes[@]}"; do
+	suite[$mode]=$mode timeout[$mode]=300 stall[$mode]=300
+done
+suite[timeout]=hang timeout[timeout]=$TIMEOUT_S stall[timeout]=0
+stall[hang]=$STALL_S
 
 echo "image selftest: ${#modes[@]} boots of $(basename "$image") on $(basename "$kernel") at once"
 start=$SECONDS
 for mode in "${modes[@]}"; do
-	timeout_s=300
-	[[ $mode != hang ]] || timeout_s=$HANG_TIMEOUT
 	( set +e
-	  RESULTS_DIR=$scratch EXTRA_APPEND="burstcfs.e2e.selftest=$mode" \
-		"$here/run-image.sh" "selftest-$mode" "$kernel" none "$image" patched "$timeout_s" \
+	  RESULTS_DIR=$scratch EXTRA_APPEND="burstcfs.e2e.selftest=${suite[$mode]}" E2E_STALL_S=${stall[$mode]} \
+		"$here/run-image.sh" "selftest-$mode" "$kernel" none "$image" patched "${timeout[$mode]}" \
 		>"$scratch/$mode.out" 2>&1
 	  echo $? >"$scratch/$mode.rc" ) &
 done
@@ -52,6 +60,8 @@ for mode in "${modes[@]}"; do
 			grep -q '1 tests failed' <<<"$out" &&
 			grep -q 'kernel: KLOG .*WARNING: CPU: 0 PID: 1 at burst-e2e-selftest' <<<"$out" &&
 			! grep -q 'at burst-e2e-selftest: injected' "$scratch/selftest-mixed.console.log.txt" ;;
+	timeout)
+		((rc != 0)) && grep -q "${reason[$mode]}" <<<"$out" && ! grep -q 'stalled' <<<"$out" ;;
 	*)
 		# The suite started (it printed its test) before it went wrong.
 		((rc != 0)) && grep -q "${reason[$mode]}" <<<"$out" &&

@@ -43,7 +43,8 @@ dump_kernel_log() { dmesg | sed 's/^/KLOG /'; }
 #   mixed     plans 3, reports 2, one "not ok"; the kernel logs a warning
 #             at KERN_WARNING (off the console at loglevel=4)
 #   nomarker  one passing test, then the suite ends without its marker
-#   hang      one passing test, then nothing: the runner's timeout must end it
+#   hang      one passing test, then nothing: the runner's stall watchdog
+#             (or, with it off, its timeout) must end it
 #   pass      one passing test: the runner must pass it
 if [[ -n $selftest ]]; then
 	case $selftest in
