@@ -12,7 +12,7 @@
 # Exit status: mkosi's (124/137 when the timeout hit, 123 when the stall
 # watchdog stopped the guest).
 # Environment: E2E_MEM, E2E_SMP, E2E_TCG (tests/e2e/mkosi-qemu.sh);
-# E2E_STALL_S (default 0, off): once OUT_LOG has its first line, stop the
+# E2E_STALL_S (default 0, off): once OUT_LOG has its first output, stop the
 # guest when it has not grown for this many seconds. A suite that hangs
 # half-way then fails at once instead of idling to TIMEOUT_S, which must
 # also cover the boot before the suite starts.
@@ -60,9 +60,10 @@ boot_watch() {
 	if ((size != out_size)); then
 		out_size=$size out_grew=$SECONDS
 	elif ((stall_s && size && !stalled && SECONDS - out_grew >= stall_s)); then
-		echo "$label: stalled: no suite output for ${stall_s}s, stopping the guest"
+		# A guest that ended on its own just now did not stall.
+		kill -TERM "$boot" 2>/dev/null || return 0
 		stalled=1
-		kill -TERM "$boot" 2>/dev/null || true
+		echo "$label: stalled: no suite output for $((SECONDS - out_grew))s (limit ${stall_s}s), stopping the guest"
 	fi
 	((SECONDS >= next_line)) || return 0
 	next_line=$((SECONDS + 15))

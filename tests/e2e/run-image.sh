@@ -8,7 +8,7 @@
 #   EXPECT  'patched' or 'stock': which semantics the suite asserts
 # Environment: RESULTS_DIR (default build/results), EXTRA_APPEND (more kernel
 # command line), E2E_MEM (MiB, default 2048), E2E_SMP (default 2),
-# E2E_STALL_S (default 300): a suite that has started and then prints
+# E2E_STALL_S (default 300; 0 turns it off): a suite that has started and then prints
 # nothing for this long has hung (the guest froze, or the suite itself); the
 # boot stops and fails then, not at TIMEOUT_S. The e2e suite's longest
 # silence is about 75 s (the load cases, two boots side by side), and its
@@ -51,8 +51,15 @@ tr -d '\r' <"$console" >"$console.txt" 2>/dev/null || : >"$console.txt"
 grep -av "^$KLOG_PREFIX" "$tap.txt" | sed "s/^/$name: /" || true
 
 verdict "$tap.txt" "$qemu_rc" "$timeout_s" E2E-RESULT "$console.txt"
-# boot-image.sh's stall watchdog stopped it.
-((qemu_rc != 123)) || problems+=("guest stalled: no suite output for ${E2E_STALL_S}s")
+# boot-image.sh's stall watchdog stopped it: half-way, or after the end
+# marker when the guest did not power off.
+if ((qemu_rc == 123)); then
+	if grep -qa '^E2E-RESULT ' "$tap.txt"; then
+		problems+=("guest did not power off within ${E2E_STALL_S}s of its E2E-RESULT")
+	else
+		problems+=("guest stalled: no suite output for ${E2E_STALL_S}s")
+	fi
+fi
 
 echo "$passed $failed" >"$results/$name.result"
 if ((${#problems[@]})); then

@@ -3,7 +3,8 @@
 # reports fewer tests than planned, a "not ok", or a kernel warning that
 # only the kernel log shows (loglevel=4 keeps it off the console); one that
 # ends without its end marker; one that hangs half-way (the stall watchdog);
-# one that never reports before its timeout; and it must pass a clean one.
+# one that never reaches its suite before the timeout; and it must pass a
+# clean one whose quiet spells are each shorter than the stall limit.
 # Each case is a real boot of the e2e image on KERNEL, whose suite
 # misbehaves as burstcfs.e2e.selftest= asks (tests/e2e/suite.sh); the
 # boots run at once (they check verdicts, not timing).
@@ -16,15 +17,16 @@ top=$(cd "$here/../.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # The hang case: its suite prints its test, then nothing; the watchdog
-# ends it this long after. The timeout case: the same suite with the
-# watchdog off, stopped by a timeout shorter than the boot (the suite
-# started 110-150 s after the boot with four boots sharing the cores), so
-# the timeout and nothing else ends it.
+# ends it this long after. The pass case runs with the same limit and
+# falls quiet three times for 10 s. The timeout case: the watchdog off and
+# a timeout shorter than the boot (the suite started 110-150 s after the
+# boot with five boots sharing the cores), so the timeout and nothing else
+# ends it, before its suite (hang's, in case it ever got that far) starts.
 STALL_S=20 TIMEOUT_S=60
 
 modes=(pass mixed nomarker hang timeout)
 declare -A desc reason suite timeout stall
-desc[pass]="a clean suite passes"
+desc[pass]="a clean suite with quiet spells shorter than the stall limit passes"
 desc[mixed]="a boot with a short count, a 'not ok' and a kernel warning off the console fails on each"
 desc[nomarker]="a suite that ends without its end marker fails"
 desc[hang]="a suite that hangs half-way fails when the stall watchdog stops it"
@@ -36,7 +38,7 @@ for mode in "${modes[@]}"; do
 	suite[$mode]=$mode timeout[$mode]=300 stall[$mode]=300
 done
 suite[timeout]=hang timeout[timeout]=$TIMEOUT_S stall[timeout]=0
-stall[hang]=$STALL_S
+stall[hang]=$STALL_S stall[pass]=$STALL_S
 
 echo "image selftest: ${#modes[@]} boots of $(basename "$image") on $(basename "$kernel") at once"
 start=$SECONDS
@@ -54,7 +56,8 @@ for mode in "${modes[@]}"; do
 	out=$(cat "$scratch/$mode.out") rc=$(cat "$scratch/$mode.rc")
 	case $mode in
 	pass)
-		((rc == 0)) && grep -q '1 passed, 0 failed' <<<"$out" ;;
+		((rc == 0)) && grep -q '1 passed, 0 failed' <<<"$out" &&
+			grep -q '^selftest-pass: # quiet spell 3 of 3 over' <<<"$out" ;;
 	mixed)
 		((rc != 0)) && grep -q 'plan says 3 tests, 2 reported' <<<"$out" &&
 			grep -q '1 tests failed' <<<"$out" &&
@@ -62,6 +65,11 @@ for mode in "${modes[@]}"; do
 			! grep -q 'at burst-e2e-selftest: injected' "$scratch/selftest-mixed.console.log.txt" ;;
 	timeout)
 		((rc != 0)) && grep -q "${reason[$mode]}" <<<"$out" && ! grep -q 'stalled' <<<"$out" ;;
+	hang)
+		# Stopped after a silence of at least the limit, once its test was out.
+		silence=$(sed -n 's/.*stalled: no suite output for \([0-9]*\)s (limit.*/\1/p' <<<"$out" | tail -1)
+		((rc != 0)) && grep -q "${reason[$mode]}" <<<"$out" &&
+			((${silence:-0} >= STALL_S)) && grep -q "^selftest-$mode: ok 1 - one" <<<"$out" ;;
 	*)
 		# The suite started (it printed its test) before it went wrong.
 		((rc != 0)) && grep -q "${reason[$mode]}" <<<"$out" &&
