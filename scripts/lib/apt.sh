@@ -34,28 +34,24 @@ step_progress() {
 # step DESCRIPTION CMD...: run CMD with its output in the log; one line when
 # it is done; on failure, the tail of its output and exit 1.
 step() {
-	local what=$1 start=$SECONDS from rc=0 pid lock_fd=
+	local what=$1 start=$SECONDS from rc=0 pid lock_fd
 	shift
-	if [[ -n $apt_lock ]]; then
-		exec {lock_fd}>>"$apt_lock"
-		if ! flock -n "$lock_fd"; then
-			echo "$tag: $what: waiting for another package step to end"
-			flock "$lock_fd"
-		fi
+	# A user's steps take no lock: theirs is /dev/null, so the step reads
+	# the same either way.
+	exec {lock_fd}>>"${apt_lock:-/dev/null}"
+	if [[ -n $apt_lock ]] && ! flock -n "$lock_fd"; then
+		echo "$tag: $what: waiting for another package step to end"
+		flock "$lock_fd"
 	fi
 	mkdir -p "$(dirname "$apt_log")"
 	from=$(stat -c %s "$apt_log" 2>/dev/null || echo 0)
 	printf '\n=== %s %s: %s\n$ %s\n' "$(date -u +%FT%TZ)" "$tag" "$what" "$*" >>"$apt_log"
 	# Not passed on: a daemon a maintainer script starts would keep it.
-	if [[ -n $lock_fd ]]; then
-		"$@" </dev/null >>"$apt_log" 2>&1 {lock_fd}>&- &
-	else
-		"$@" </dev/null >>"$apt_log" 2>&1 &
-	fi
+	"$@" </dev/null >>"$apt_log" 2>&1 {lock_fd}>&- &
 	pid=$!
 	wait_progress "$pid" 20 step_progress
 	wait "$pid" || rc=$?
-	[[ -z $lock_fd ]] || exec {lock_fd}>&-
+	exec {lock_fd}>&-
 	if ((rc != 0)); then
 		echo "$tag: $what: FAILED (exit status $rc) after $((SECONDS - start)) s; the end of ${apt_log#"$apt_top"/}:" >&2
 		tail -c +$((from + 1)) "$apt_log" | tail -40 | sed 's/^/    /' >&2
