@@ -5,8 +5,36 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DELETE_ON_ERROR:
 
-B := build
 export BURST_CACHE ?= /var/cache/burst-cfs
+
+# On the host this file does one thing: the host part of `make deps`
+# (scripts/host-deps.sh: mmdebstrap and our Debian roots, nothing else),
+# then the same goals again inside the build root (scripts/in-root.sh), where
+# every build and test runs and every other package is installed, so that
+# the host's packages stay as they were. scripts/in-root.sh sets BURST_ROOT.
+ifeq ($(BURST_ROOT),)
+
+HOST_GOALS := deps-remove
+ROOT_GOALS := $(filter-out $(HOST_GOALS),$(or $(MAKECMDGOALS),all))
+.DEFAULT_GOAL := all
+.PHONY: host-deps deps-remove $(ROOT_GOALS)
+
+host-deps:
+	@scripts/host-deps.sh
+
+# Deletes the roots and purges what host-deps installed.
+deps-remove:
+	@scripts/deps-remove.sh
+
+ifneq ($(ROOT_GOALS),)
+$(firstword $(ROOT_GOALS)): host-deps
+	+@scripts/in-root.sh build $(MAKE) --no-print-directory $(ROOT_GOALS)
+$(wordlist 2,$(words $(ROOT_GOALS)),$(ROOT_GOALS)): $(firstword $(ROOT_GOALS)) ; @:
+endif
+
+else # in the build root
+
+B := build
 
 PATCHES := $(shell sed -e 's/\#.*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' kernel/series 2>/dev/null | sed 's,^,kernel/,')
 KERNEL_SRC := $(B)/kernel/src
@@ -220,3 +248,5 @@ include mk/burstctl.mk
 include mk/bench.mk
 include mk/cri.mk
 include mk/fuzz.mk
+
+endif # in the build root

@@ -1,7 +1,7 @@
 # The mkosi end-to-end image and its suite (docs/image.md).
 # Included by the top Makefile after its definitions of B, KERNEL and
 # BASELINE. Targets:
-#   image-deps   mkosi 24 (bookworm-backports), mtools, reprepro, qemu... (scripts/image-deps.sh)
+#   image-deps   the mkosi root's check, reprepro, qemu... (scripts/image-deps.sh)
 #   image        build/image/image.raw + build/image/initrd-stock.cpio.gz
 #   e2e          the e2e suite on our kernel and on Debian's stock kernel, both
 #                boots at once when there are two cores (E2E_PARALLEL=0: in turn)

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install, idempotently, what building Debian source packages needs: a
 # deb-src source (in a file of our own; existing sources are never edited),
-# their build-dependencies, and the packaging tools. One line per step;
+# their build-dependencies, and the packaging tools. Runs in the build root
+# (scripts/root-create.sh), where apt may move any package: the host's are
+# never touched. One line per step;
 # apt's output in build/logs/deps.log.
 # Usage: scripts/build-deps.sh PACKAGE...   (e.g. crun, podman)
 set -euo pipefail
@@ -61,20 +63,6 @@ if ((${#tools_missing[@]} == 0 && ${#build_missing[@]} == 0)); then
 fi
 need_root "missing: ${tools_missing[*]} ${build_missing[*]}"
 apt_install "building Debian packages" -- "${tools[@]}"
-# libsystemd-dev and libudev-dev must match the installed libsystemd0 and
-# libudev1: when another tool (mkosi from bookworm-backports) has moved those
-# ahead of bookworm, build-dep would otherwise pick bookworm's -dev packages
-# and fail with "held broken packages". Pinning each -dev package to its
-# library's installed version works both ways.
-for pair in libsystemd-dev:libsystemd0 libudev-dev:libudev1; do
-	dev=${pair%%:*} lib=${pair#*:}
-	ver=$(dpkg-query -W -f='${Version}' "$lib" 2>/dev/null || true)
-	if [[ -n $ver ]] && [[ $(dpkg-query -W -f='${Version}' "$dev" 2>/dev/null || true) != "$ver" ]]; then
-		apt_update "to install $dev"
-		step "installing $dev=$ver (it must match $lib)" \
-			apt-get "${apt_opts[@]}" install -y --no-install-recommends "$dev=$ver"
-	fi
-done
 mapfile -t build_missing < <(missing_build_deps)
 if ((${#build_missing[@]})); then
 	apt_update "to install build-dependencies"

@@ -23,7 +23,7 @@ cache=${BURST_CACHE:-/var/cache/burst-cfs}/mkosi
 gen=$out/gen
 start=$(date +%s)
 
-command -v mkosi >/dev/null || { echo "image-build: mkosi missing (scripts/image-deps.sh)" >&2; exit 1; }
+mkosi=$top/scripts/mkosi
 mkdir -p "$out" "$cache/packages" "$cache/incremental"
 
 # 1. Generated inputs: the workload container, the suite, the demo, the
@@ -93,9 +93,9 @@ mkosi_progress() {
 # build_image [MKOSI OPTION...]
 build_image() {
 	local pid rc shown=0
-	echo "image-build: mkosi $(mkosi --version | awk '{print $2}') build (log: $out/mkosi.log)"
+	echo "image-build: mkosi $("$mkosi" --version | awk '{print $2}') build (log: $out/mkosi.log)"
 	rm -f "$out/image.raw" "$out/image.manifest" "$out/image.vmlinuz"
-	(cd "$top" && mkosi \
+	(cd "$top" && "$mkosi" \
 		--output-dir "$out" \
 		--package-cache-dir "$cache/packages" \
 		--cache-dir "$cache/incremental" \

@@ -19,7 +19,8 @@ mkosi_qemu_cmd() {
 	[[ $(basename "$image") == image.raw ]] ||
 		{ echo "mkosi-qemu: $image: mkosi boots its own output, image.raw (Output=image in mkosi.conf)" >&2; return 1; }
 	outdir=$(cd "$(dirname "$image")" && pwd)
-	mkosi_qemu=(mkosi --output-dir "$outdir")
+	# mkosi runs in its own root (scripts/mkosi).
+	mkosi_qemu=("$lib/../../scripts/mkosi" --output-dir "$outdir")
 	case ${E2E_TCG:-single} in
 	single) mkosi_qemu+=(--extra-search-path "$lib/tcg-single") ;;
 	multi) ;;

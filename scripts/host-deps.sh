@@ -1,0 +1,39 @@
+#!/bin/bash
+# What `make deps` does to the host, and all of it: installs mmdebstrap
+# from the host's own Debian sources, after apt-get's plan shows that the
+# install upgrades and removes nothing (lib/host-plan.sh), and makes our two
+# Debian roots with it under $BURST_CACHE/roots (scripts/root-create.sh),
+# where everything else is installed. No apt source is added. The packages
+# it installed are listed in $BURST_CACHE/host-added, which `make
+# deps-remove` purges. Idempotent: a host that has it all prints two lines.
+set -euo pipefail
+
+tag=host-deps
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib/apt.sh"
+. "$top/scripts/lib/host-plan.sh"
+cache=$(realpath -m "${BURST_CACHE:-/var/cache/burst-cfs}")
+host_pkgs=(mmdebstrap)
+added=$cache/host-added
+
+mapfile -t missing < <(missing_packages "${host_pkgs[@]}")
+if ((${#missing[@]})); then
+	need_root "missing on the host: ${missing[*]}"
+	apt_update "to install $(packages ${#missing[@]}) on the host"
+	host_plan_refuses_changes "${missing[@]}"
+	mkdir -p "$cache"
+	touch "$added"
+	before=$(mktemp)
+	trap 'rm -f "$before"' EXIT
+	dpkg-query -W -f='${db:Status-Status} ${Package}\n' | sed -n 's/^installed //p' | sort >"$before"
+	apt_install "making our Debian roots (nothing else is installed on the host)" -- "${host_pkgs[@]}"
+	# What this install added, for `make deps-remove`.
+	dpkg-query -W -f='${db:Status-Status} ${Package}\n' | sed -n 's/^installed //p' | sort |
+		comm -13 "$before" - | sort -u - "$added" >"$added.tmp"
+	mv "$added.tmp" "$added"
+	echo "$tag: the host gained $(packages "$(wc -l <"$added")"): $(some $(cat "$added")) (listed in $added)"
+else
+	echo "$tag: ${host_pkgs[*]} present on the host"
+fi
+"$top/scripts/root-create.sh" build
+"$top/scripts/root-create.sh" mkosi

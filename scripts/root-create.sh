@@ -1,0 +1,86 @@
+#!/bin/bash
+# Make one of our Debian roots, $BURST_CACHE/roots/NAME, with mmdebstrap
+# from the host's own Debian sources, unless it is there already. What the
+# builds and tests need is installed there, never on the host: a host
+# behind its archive would otherwise see its systemd, libcap2, perl... moved
+# to the archive's versions by the exact-version dependencies of the -dev
+# packages, and mkosi 24 would move its systemd to bookworm-backports' 254.
+#   build  bookworm, as sbuild builds in: the top Makefile runs every
+#          target in it, and scripts/deps.sh and its siblings install into it
+#   mkosi  bookworm with mkosi 24 and the systemd 254 it needs from
+#          bookworm-backports; only mkosi runs in it (scripts/mkosi)
+# One line per step; mmdebstrap's output in build/logs/deps.log.
+# Usage: scripts/root-create.sh NAME
+set -euo pipefail
+
+name=${1:?usage: scripts/root-create.sh build|mkosi}
+tag=root-$name
+. "$(dirname "$0")/lib/apt.sh"
+cache=$(realpath -m "${BURST_CACHE:-/var/cache/burst-cfs}")
+root=$cache/roots/$name
+host_sources=/etc/apt/sources.list.d/debian.sources
+
+case $name in
+build)
+	# The rest comes from scripts/deps.sh and its siblings, run inside.
+	variant=buildd
+	include=(make git procps fdisk e2fsprogs file ca-certificates)
+	extra=()
+	why="bookworm, where every build and test runs"
+	;;
+mkosi)
+	variant=apt
+	# mkosi and systemd from backports (the pin below takes systemd's own
+	# packages there too); what mkosi drives for a disk image and for
+	# `mkosi qemu`, from bookworm.
+	include=(mkosi e2fsprogs mtools dosfstools bubblewrap qemu-system-x86
+		zstd cpio kmod fdisk debian-archive-keyring gnupg)
+	extra=(backports)
+	why="bookworm with mkosi 24 and systemd 254 from bookworm-backports"
+	;;
+*) echo "$tag: unknown root '$name' (known: build mkosi)" >&2; exit 2 ;;
+esac
+
+if [[ -f $root/.burst-root ]]; then
+	echo "$tag: $root present"
+	exit 0
+fi
+need_root "no $name root at $root"
+command -v mmdebstrap >/dev/null || { echo "$tag: mmdebstrap missing (scripts/host-deps.sh installs it)" >&2; exit 1; }
+# mkosi.conf names this file as the image's apt sources: the root has it too.
+[[ -r $host_sources ]] || { echo "$tag: $host_sources not found: the roots use the host's Debian sources" >&2; exit 1; }
+
+mirrors=("$host_sources") hooks=()
+if [[ " ${extra[*]} " == *" backports "* ]]; then
+	# bookworm-backports at the URI of the host's bookworm entry.
+	uris=$(awk '
+		/^[[:space:]]*$/ { if (bookworm && uris != "") print uris; uris = ""; bookworm = 0; next }
+		/^URIs:/ { sub(/^URIs:[[:space:]]*/, ""); uris = $0 }
+		/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") bookworm = 1 }
+		END { if (bookworm && uris != "") print uris }' "$host_sources" | head -1)
+	[[ -n $uris ]] || { echo "$tag: no bookworm entry in $host_sources" >&2; exit 1; }
+	mirrors+=("deb $uris bookworm-backports main")
+
+	# mkosi and the systemd it needs from backports, the rest from bookworm.
+	hooks+=(--setup-hook='mkdir -p "$1/etc/apt/preferences.d" && printf "%s\n" \
+		"Package: mkosi systemd systemd-* libsystemd* libudev* udev libnss-systemd libpam-systemd" \
+		"Pin: release n=bookworm-backports" "Pin-Priority: 990" \
+		>"$1/etc/apt/preferences.d/mkosi-backports.pref"')
+fi
+
+rm -rf "$root.tmp"
+mkdir -p "$(dirname "$root")"
+step "making the $name root ($why) with mmdebstrap" \
+	mmdebstrap --variant="$variant" --include="$(IFS=,; echo "${include[*]}")" "${hooks[@]}" \
+	bookworm "$root.tmp" "${mirrors[@]}"
+# mkosi.conf's PackageManagerTrees= names the host's file by its path.
+cp "$host_sources" "$root.tmp/etc/apt/sources.list.d/debian.sources"
+rm -f "$root.tmp/etc/apt/sources.list.d/0000debian.sources"
+mkdir -p "$root.tmp/root"
+{
+	echo "name: $name"
+	echo "made: $(date -u +%FT%TZ)"
+	echo "packages: $(chroot "$root.tmp" dpkg-query -W -f='${Package}\n' | wc -l)"
+} >"$root.tmp/.burst-root"
+mv "$root.tmp" "$root"
+echo "$tag: $root ready ($(sed -n 's/^packages: //p' "$root/.burst-root") packages, $(du -sh "$root" | cut -f1))"
