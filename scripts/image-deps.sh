@@ -14,10 +14,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mkosi_root=$(realpath -m "${BURST_CACHE:-/var/cache/burst-cfs}")/roots/mkosi
 
 # gnupg signs our repository (make repo), tmux drives `make vm` in
-# `make test-vm`, sfdisk (fdisk) and debugfs (e2fsprogs) read the image.
+# `make test-vm`, sfdisk (fdisk) and debugfs (e2fsprogs) read the image;
+# grpc_tools.protoc imports pkg_resources, which python3-grpc-tools does
+# not depend on.
 want=(reprepro qemu-system-x86 busybox-static gcc libc6-dev e2fsprogs fdisk
 	kmod zstd cpio debian-archive-keyring apt dpkg-dev file gnupg tmux
-	python3-grpc-tools)
+	python3-grpc-tools python3-pkg-resources)
 
 [[ -f $mkosi_root/.burst-root ]] ||
 	{ echo "$tag: no mkosi root at $mkosi_root: run 'make deps' on the host" >&2; exit 1; }
