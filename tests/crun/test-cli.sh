@@ -71,8 +71,12 @@ grep -qF 'cpu.max.burst' <<<"$man" && r=0 || r=1
 report $r "crun(1) maps burst to cpu.max.burst in its cgroup v2 table"
 grep -qF 'An update changes only the values it names' <<<"$man" && r=0 || r=1
 report $r "crun(1) says an update changes only the values it names"
-grep -qF 'are not put back' <<<"$man" && grep -qF 'A refused update changes nothing crun can put back' <<<"$man" && r=0 || r=1
+grep -qF 'are not put back' <<<"$man" && grep -qF 'refused update changes nothing crun can put back' <<<"$man" && r=0 || r=1
 report $r "crun(1) says which writes a refused update puts back and which it does not"
+grep -qF 'would refuse is refused before' <<<"$man" && r=0 || r=1
+report $r "crun(1) says a CPU bandwidth the kernel would refuse is refused before anything is written"
+grep -qF 'longer than 65536 bytes is refused' <<<"$man" && r=0 || r=1
+report $r "crun(1) gives the annotation's size bound"
 
 echo "1..$n"
 ((failed == 0))
