@@ -65,7 +65,7 @@ INITRAMFS := $(B)/tests/initramfs.cpio.gz
 .PHONY: all deps deps-kernel kernel kernel-debug kernel-kcsan kernel-mainline baseline initramfs check check-series \
 	checkpatch check-model check-host check-series-builds test-series-prefixes test test-harness test-kernel \
 	test-kernel-patched test-kernel-stock \
-	test-stress test-kcsan demo demo-kernel clean
+	test-stress test-kcsan demo demo-kernel test-demo-shape clean
 
 all: kernel burstctl
 
@@ -193,7 +193,7 @@ test-kernel: $(KERNEL) $(BASELINE) $(INITRAMFS)
 test:
 	@$(MAKE) --no-print-directory -j$(PAIR_JOBS) check
 	@rm -rf $(B)/results
-	@$(MAKE) --no-print-directory test-harness test-kernel test-stress test-crun test-harness-image e2e || { scripts/summary.sh $(B)/results; exit 1; }
+	@$(MAKE) --no-print-directory test-harness test-kernel test-demo-shape test-stress test-crun test-harness-image e2e || { scripts/summary.sh $(B)/results; exit 1; }
 	@scripts/summary.sh $(B)/results
 
 # no5lvl: with QEMU's -cpu max the kernel turns on 5-level paging, and then
@@ -232,6 +232,10 @@ demo: demo-kernel image-demo
 
 demo-kernel: $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
 	@scripts/demo.sh $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
+
+# make demo's bare part, booted, its output judged as a person sees it.
+test-demo-shape: $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
+	@tests/demo/run.sh $(KERNEL) $(BASELINE) $(DEMO_INITRAMFS)
 
 clean:
 	rm -rf $(B)

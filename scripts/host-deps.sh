@@ -35,5 +35,10 @@ if ((${#missing[@]})); then
 else
 	echo "$tag: ${host_pkgs[*]} present on the host"
 fi
-"$top/scripts/root-create.sh" build
-"$top/scripts/root-create.sh" mkosi
+# Side by side: each is mostly downloads and dpkg in its own root.
+"$top/scripts/root-create.sh" build &
+build=$!
+rc=0
+"$top/scripts/root-create.sh" mkosi || rc=$?
+wait "$build" || rc=$?
+exit $rc

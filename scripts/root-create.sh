@@ -16,6 +16,9 @@ set -euo pipefail
 name=${1:?usage: scripts/root-create.sh build|mkosi}
 tag=root-$name
 . "$(dirname "$0")/lib/apt.sh"
+# mmdebstrap runs its own apt and dpkg inside the new root: it takes no
+# lock of the host's, so the two roots are made side by side.
+apt_lock=
 cache=$(realpath -m "${BURST_CACHE:-/var/cache/burst-cfs}")
 root=$cache/roots/$name
 host_sources=/etc/apt/sources.list.d/debian.sources
