@@ -26,7 +26,10 @@ enter='
 set -euo pipefail
 root=$1 cwd=$2 top=$3 cache=$4
 shift 4
-mount --make-rprivate /
+# The root a mount of its own: inside it "/" is then a mount point, which
+# a nested scripts/in-root.sh (the build root running scripts/mkosi) needs
+# to make its own namespace private.
+mount --bind "$root" "$root"
 bind() { # bind [--rbind] DIR: the host DIR at the same path inside
 	local how=--bind
 	[[ $1 == --rbind ]] && { how=--rbind; shift; }
@@ -47,4 +50,10 @@ exec chroot "$root" /usr/bin/env -u OLDPWD \
 	BURST_ROOT="$(basename "$root")" BURST_CACHE="$cache" \
 	/bin/bash -c "cd \"\$1\" && shift && exec \"\$@\"" in-root "$cwd" "$@"
 '
-exec unshare --mount -- /bin/bash -c "$enter" enter-root "$root" "$PWD" "$top" "$cache" "$@"
+# A private namespace: the binds reach no other. Inside a root entered
+# without its own mount (no mount point at "/"), unshare cannot change the
+# propagation of "/"; there the namespace it was entered from is private
+# already, and is copied as it is.
+propagation=private
+mountpoint -q / || propagation=unchanged
+exec unshare --mount --propagation "$propagation" -- /bin/bash -c "$enter" enter-root "$root" "$PWD" "$top" "$cache" "$@"
