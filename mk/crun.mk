@@ -32,8 +32,15 @@ crun: $(CRUN_DEB)
 check-crun: $(CRUN_DEB) $(CRUN_UNIT)
 	@tests/crun/run-host-tests.sh $(CRUN_OUT)
 
-$(CRUN_INITRAMFS): $(CRUN_DEB) tests/crun/crun-suite tests/crun/mkinitramfs-crun.sh tests/qemu/mkinitramfs.sh tests/qemu/init
-	@tests/crun/mkinitramfs-crun.sh $@ $(CRUN_DEB) tests/crun/crun-suite
+# The suite's helper: holds a container's state lock as crun does.
+CRUN_HOLD_LOCK := $(CRUN_OUT)/hold-lock
+
+$(CRUN_HOLD_LOCK): tests/crun/hold-lock.c | deps-kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $<
+
+$(CRUN_INITRAMFS): $(CRUN_DEB) $(CRUN_HOLD_LOCK) tests/crun/crun-suite tests/crun/mkinitramfs-crun.sh tests/qemu/mkinitramfs.sh tests/qemu/init
+	@tests/crun/mkinitramfs-crun.sh $@ $(CRUN_DEB) tests/crun/crun-suite $(CRUN_HOLD_LOCK)
 
 test-crun-patched: $(KERNEL) $(CRUN_INITRAMFS)
 	@tests/qemu/run-guest.sh crun-patched $(KERNEL) $(CRUN_INITRAMFS) crun-suite patched 600

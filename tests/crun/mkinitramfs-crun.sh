@@ -4,10 +4,12 @@
 # a second archive holding crun from CRUN_DEB with the shared libraries it
 # links, and a busybox root filesystem for the containers at
 # /opt/crun/rootfs.  The kernel unpacks concatenated archives in order.
-# Usage: tests/crun/mkinitramfs-crun.sh OUT.cpio.gz CRUN_DEB SUITE
+# Usage: tests/crun/mkinitramfs-crun.sh OUT.cpio.gz CRUN_DEB SUITE [PROGRAM...]
+#   PROGRAM  static helpers of the suite, installed beside it under /tests
 set -euo pipefail
 
 out=$1 deb=$2 suite=$3
+shift 3
 top=$(cd "$(dirname "$0")/../.." && pwd)
 busybox=/bin/busybox
 for f in "$deb" "$suite" "$busybox"; do
@@ -17,7 +19,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-"$top/tests/qemu/mkinitramfs.sh" "$tmp/base.cpio.gz" "$suite" >/dev/null
+"$top/tests/qemu/mkinitramfs.sh" "$tmp/base.cpio.gz" "$suite" "$@" >/dev/null
 
 stage=$tmp/stage
 mkdir -p "$tmp/deb" "$stage/bin" "$stage/tmp"
