@@ -8,13 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/lib/guest-report.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
+. "$top/tests/lib/tap.sh"
 shape_passes() { "$top/tests/demo/check-shape.sh" <"$1" >"$tmp/shape.out" 2>&1; }
 shape_fails_on() { # FILE TEXT: fails, and names TEXT in a "not ok" line
 	! shape_passes "$1" && grep -qF -- "- $2" "$tmp/shape.out"

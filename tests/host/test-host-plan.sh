@@ -7,13 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
+. "$top/tests/lib/tap.sh"
 
 # Plans as apt-get -s printed them on a Debian 12 host behind its archive.
 adds='Inst mmdebstrap (1.3.5-7 Debian:12.15/oldstable [all])

@@ -7,13 +7,7 @@
 # `make check` runs, in the build root, and enters the mkosi root from there.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-n=0
-ok() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
+. "$top/tests/lib/tap.sh"
 in_root=$top/scripts/in-root.sh
 cache=$(realpath -m "${BURST_CACHE:-/var/cache/burst-cfs}")
 if [[ ! -f $cache/roots/mkosi/.burst-root ]] || ((EUID != 0)); then
