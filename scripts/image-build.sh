@@ -11,7 +11,10 @@
 #             image), which mkosi then copies out as OUT_DIR/image.vmlinuz.
 #             None: Debian's crun and podman.
 # Caches (outside the clone, reused by the next build): the apt package
-# cache and mkosi's incremental base image under $BURST_CACHE/mkosi.
+# cache and mkosi's incremental base image under $BURST_CACHE/mkosi, and
+# mkosi's workspace beside them: mkosi runs in its own root
+# (scripts/mkosi), whose /var/tmp is another mount than the cache, and it
+# renames the base it built into the cache.
 set -euo pipefail
 
 out=$1 stock=$2 repo=${3:-}
@@ -24,7 +27,7 @@ gen=$out/gen
 start=$(date +%s)
 
 mkosi=$top/scripts/mkosi
-mkdir -p "$out" "$cache/packages" "$cache/incremental"
+mkdir -p "$out" "$cache/packages" "$cache/incremental" "$cache/workspace"
 
 # 1. Generated inputs: the workload container, the suite, the demo, the
 # benchmark, burstctl, the CRI client and images, the stock kernel's modules.
@@ -99,6 +102,7 @@ build_image() {
 		--output-dir "$out" \
 		--package-cache-dir "$cache/packages" \
 		--cache-dir "$cache/incremental" \
+		--workspace-dir "$cache/workspace" \
 		--incremental=yes \
 		--extra-tree "$gen/extra" \
 		--extra-tree "$gen/stock-modules" \

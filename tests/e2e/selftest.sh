@@ -16,6 +16,8 @@ top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/verdict.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+kept=${RESULTS_DIR:-$top/build/results}/image-selftest
+rm -rf "$kept"
 # The hang case: its suite prints its test, then nothing; the watchdog
 # ends it this long after. The pass case runs with the same limit and
 # falls quiet three times for 10 s. The timeout case: the watchdog off and
@@ -76,7 +78,13 @@ for mode in "${modes[@]}"; do
 			grep -q "^selftest-$mode: ok 1 - one" <<<"$out" ;;
 	esac && { echo "ok - ${desc[$mode]} ($(verdict_took "$out"))"; passed=$((passed + 1)); continue; }
 	echo "not ok - ${desc[$mode]} (exit $rc)"
+	# The runner's own lines say why; the console's tail follows them.
+	grep -v '^    ' <<<"$out" | tail -8 | sed 's/^/    /'
 	sed 's/^/    /' <<<"$out" | tail -20
+	# Its logs outlive the scratch directory, to be read afterwards.
+	mkdir -p "$kept"
+	cp -r "$scratch/$mode.out" "$scratch/selftest-$mode".* "$kept/" 2>/dev/null || true
+	echo "    (its logs: ${kept#"$top"/})"
 	failed=$((failed + 1))
 done
 
