@@ -14,10 +14,10 @@ export BURST_CACHE ?= /var/cache/burst-cfs
 # the host's packages stay as they were. scripts/in-root.sh sets BURST_ROOT.
 ifeq ($(BURST_ROOT),)
 
-HOST_GOALS := deps-remove
+HOST_GOALS := deps-remove clean
 ROOT_GOALS := $(filter-out $(HOST_GOALS),$(or $(MAKECMDGOALS),all))
 .DEFAULT_GOAL := all
-.PHONY: host-deps deps-remove $(ROOT_GOALS)
+.PHONY: host-deps $(HOST_GOALS) $(ROOT_GOALS)
 
 host-deps:
 	@scripts/host-deps.sh
@@ -25,6 +25,10 @@ host-deps:
 # Deletes the roots and purges what host-deps installed.
 deps-remove:
 	@scripts/deps-remove.sh
+
+# Needs no root: it must not make one.
+clean:
+	rm -rf build
 
 ifneq ($(ROOT_GOALS),)
 $(firstword $(ROOT_GOALS)): host-deps
