@@ -7,7 +7,9 @@
   examples/expected.txt when crun's own parser reads it;
 - each row of the table in annotation.md gives its result through that
   parser;
-- the containerd and CRI-O settings parse and let run.oci.cpu.burst through.
+- the containerd setting lets run.oci.cpu.burst through; the CRI-O example's
+  allowed_annotations are names CRI-O accepts, and CRI-O's prefix rule lets
+  through (and keeps out) what its comments say.
 
 Usage: check-examples.py OCI_SPEC_DIR UNIT_TEST_BINARY [SCHEMA_DIR]
 The unit test binary (tests_libcrun_cpu_burst, built with the package) parses
@@ -151,20 +153,67 @@ try:
 except (KeyError, TypeError):
     ok = False
 report(ok, "containerd-config.toml: runtime crun runs /usr/bin/crun and passes run.oci.cpu.burst (pod_annotations)")
+# CRI-O's rule, as its source has it (pkg/config/config.go,
+# ValidateRuntimeAllowedAnnotations; pkg/config/workloads.go,
+# FilterDisallowedAnnotations): a handler's allowed_annotations must each be
+# exactly a name of AllAllowedAnnotations (pkg/annotations/annotations.go,
+# CRI-O 1.30-1.33; else "invalid allowed_annotation" and the handler is
+# dropped); an annotation reaches the container unless it starts with one
+# of the names the handler does not allow.
+CRIO_ALLOWED = {
+    "io.kubernetes.cri-o.userns-mode", "io.kubernetes.cri-o.cgroup2-mount-hierarchy-rw",
+    "io.kubernetes.cri-o.UnifiedCgroup", "io.kubernetes.cri-o.ShmSize", "io.kubernetes.cri-o.Devices",
+    "cpu-load-balancing.crio.io", "cpu-quota.crio.io", "irq-load-balancing.crio.io",
+    "io.containers.trace-syscall", "io.kubernetes.cri.rdt-class",
+    "io.kubernetes.cri-o.TrySkipVolumeSELinuxLabel", "cpu-c-states.crio.io", "cpu-freq-governor.crio.io",
+    "io.kubernetes.cri-o.seccompNotifierAction", "io.kubernetes.cri-o.umask",
+    "io.kubernetes.cri-o.PodLinuxOverhead", "io.kubernetes.cri-o.PodLinuxResources",
+    "io.kubernetes.cri-o.LinkLogs", "cpu-shared.crio.io", "bundle", "org.systemd.property.",
+    "org.criu.config", "module.wasm.image/variant", "io.kubernetes.cri.container-type", "run.oci.",
+    "seccomp-profile.kubernetes.cri-o.io", "io.kubernetes.cri-o.DisableFIPS",
+}
+
+
+def crio_passes(allowed, annotation):
+    return not any(annotation.startswith(d) for d in CRIO_ALLOWED - set(allowed))
+
+
 with open(os.path.join(examples, "crio-crun-burst.conf"), "rb") as f:
     crio = tomllib.load(f)
 try:
-    handler = crio["crio"]["runtime"]["runtimes"]["crun"]
-    ok = handler["runtime_path"] == "/usr/bin/crun" and ANNOTATION in handler["allowed_annotations"]
+    handlers = crio["crio"]["runtime"]["runtimes"]
+    burst, unified = handlers["crun-burst"], handlers["crun-unified"]
+    ok = all(h["runtime_path"] == "/usr/bin/crun" for h in (burst, unified))
 except (KeyError, TypeError):
+    burst = unified = {}
     ok = False
-report(ok, "crio-crun-burst.conf: handler crun runs /usr/bin/crun and allows run.oci.cpu.burst")
+report(ok, "crio-crun-burst.conf: handlers crun-burst and crun-unified run /usr/bin/crun")
+for name, handler in (("crun-burst", burst), ("crun-unified", unified)):
+    bad = [a for a in handler.get("allowed_annotations", []) if a not in CRIO_ALLOWED]
+    report(handler.get("allowed_annotations") and not bad,
+           f"crio-crun-burst.conf: {name}'s allowed_annotations are names CRI-O accepts"
+           f"{' (refused: ' + ', '.join(bad) + ')' if bad else ''}")
+# What CRI-O's rule lets through, and what it does not.
+checks = [
+    ("crun-burst", burst, ANNOTATION, True),
+    ("crun-burst", burst, "run.oci.seccomp.receiver", True),
+    ("crun-burst", burst, "io.kubernetes.cri-o.UnifiedCgroup.web", False),
+    ("crun-unified", unified, "io.kubernetes.cri-o.UnifiedCgroup.web", True),
+    ("crun-unified", unified, ANNOTATION, False),
+    ("crun-unified", unified, "run.oci.seccomp.receiver", False),
+]
+for name, handler, annotation, want in checks:
+    got = crio_passes(handler.get("allowed_annotations", []), annotation)
+    report(got == want, f"crio-crun-burst.conf: {name} {'lets' if got else 'keeps'} {annotation} "
+                        f"{'through' if got else 'out'}, as its comments say")
+# The old example's entry is refused by CRI-O: the rule has teeth.
+report(ANNOTATION not in CRIO_ALLOWED, f"CRI-O refuses allowed_annotations = [\"{ANNOTATION}\"] (not in its list)")
 with open(os.path.join(examples, "pod.yaml")) as f:
     docs = [d for d in yaml.safe_load_all(f) if d]
 classes = {d["metadata"]["name"]: d["handler"] for d in docs if d.get("kind") == "RuntimeClass"}
 pod = [d for d in docs if d.get("kind") == "Pod"][0]
 report(classes.get(pod["spec"].get("runtimeClassName")) == "crun",
-       "pod.yaml: the pod's RuntimeClass maps to the handler crun of both configurations")
+       "pod.yaml: the pod's RuntimeClass maps to containerd's handler crun")
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
