@@ -15,13 +15,18 @@
 # E2E_STALL_S (default 0, off): once OUT_LOG has its first output, stop the
 # guest when it has not grown for this many seconds. A suite that hangs
 # half-way then fails at once instead of idling to TIMEOUT_S, which must
-# also cover the boot before the suite starts.
+# also cover the boot before the suite starts. Once OUT_LOG has its end
+# marker (E2E-RESULT) it stops growing by design: the guest then has
+# E2E_POWEROFF_S (default 120) to power off, a systemd shutdown being no
+# quiet spell of the suite (with five boots on two cores it took over 20 s).
 set -euo pipefail
 
 label=$1 kernel=$2 initrd=$3 image=$4 console=$5 out=$6 timeout_s=$7
 shift 7
 stall_s=${E2E_STALL_S:-0}
 [[ $stall_s =~ ^[0-9]+$ ]] || { echo "boot-image: E2E_STALL_S=$stall_s: expected a number of seconds" >&2; exit 2; }
+poweroff_s=${E2E_POWEROFF_S:-120}
+[[ $poweroff_s =~ ^[0-9]+$ ]] || { echo "boot-image: E2E_POWEROFF_S=$poweroff_s: expected a number of seconds" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/e2e/mkosi-qemu.sh"
 . "$top/scripts/lib/progress.sh"
@@ -53,17 +58,25 @@ set +e
 	--kernel-command-line-extra "$append" \
 	qemu "${qemu_args[@]}") </dev/null >"$mkosi_log" 2>&1 &
 boot=$!
-out_size=0 out_grew=$SECONDS next_line=$((SECONDS + 15)) stalled=0
+out_size=0 out_grew=$SECONDS next_line=$((SECONDS + 15)) stalled=0 quiet_limit=$stall_s ended=
 boot_watch() {
 	local size
 	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
 	if ((size != out_size)); then
 		out_size=$size out_grew=$SECONDS
-	elif ((stall_s && size && !stalled && SECONDS - out_grew >= stall_s)); then
+		if [[ -z $ended ]] && grep -qa '^E2E-RESULT ' "$out" 2>/dev/null; then
+			ended=1
+			((stall_s == 0)) || quiet_limit=$((poweroff_s > stall_s ? poweroff_s : stall_s))
+		fi
+	elif ((quiet_limit && size && !stalled && SECONDS - out_grew >= quiet_limit)); then
 		# A guest that ended on its own just now did not stall.
 		kill -TERM "$boot" 2>/dev/null || return 0
 		stalled=1
-		echo "$label: stalled: no suite output for $((SECONDS - out_grew))s (limit ${stall_s}s), stopping the guest"
+		if [[ -n $ended ]]; then
+			echo "$label: no power-off within ${quiet_limit}s of E2E-RESULT, stopping the guest"
+		else
+			echo "$label: stalled: no suite output for $((SECONDS - out_grew))s (limit ${stall_s}s), stopping the guest"
+		fi
 	fi
 	((SECONDS >= next_line)) || return 0
 	next_line=$((SECONDS + 15))

@@ -13,7 +13,8 @@
 # boot stops and fails then, not at TIMEOUT_S. The e2e suite's longest
 # silence is about 75 s (the load cases, two boots side by side), and its
 # own watchdog speaks up after 180 s in a test that hangs, so a hung test
-# is reported by the suite first.
+# is reported by the suite first. E2E_POWEROFF_S (default 120): after its
+# E2E-RESULT the guest has this long (or E2E_STALL_S, if longer) to power off.
 #
 # tests/e2e/boot-image.sh boots it with `mkosi qemu` (Ephemeral=yes: a pristine first boot each
 # time). The suite writes TAP to the second serial port (ttyS1 -> NAME.tap);
@@ -55,7 +56,7 @@ verdict "$tap.txt" "$qemu_rc" "$timeout_s" E2E-RESULT "$console.txt"
 # marker when the guest did not power off.
 if ((qemu_rc == 123)); then
 	if grep -qa '^E2E-RESULT ' "$tap.txt"; then
-		problems+=("guest did not power off within ${E2E_STALL_S}s of its E2E-RESULT")
+		problems+=("guest did not power off within $((${E2E_POWEROFF_S:-120} > E2E_STALL_S ? ${E2E_POWEROFF_S:-120} : E2E_STALL_S))s of its E2E-RESULT")
 	else
 		problems+=("guest stalled: no suite output for ${E2E_STALL_S}s")
 	fi
