@@ -16,6 +16,11 @@ cache=$(realpath -m "${BURST_CACHE:-/var/cache/burst-cfs}")
 host_pkgs=(mmdebstrap)
 added=$cache/host-added
 
+# The host's installed packages, sorted, one a line.
+installed_packages() {
+	dpkg-query -W -f='${db:Status-Status} ${Package}\n' | sed -n 's/^installed //p' | sort
+}
+
 mapfile -t missing < <(missing_packages "${host_pkgs[@]}")
 if ((${#missing[@]})); then
 	need_root "missing on the host: ${missing[*]}"
@@ -25,11 +30,10 @@ if ((${#missing[@]})); then
 	touch "$added"
 	before=$(mktemp)
 	trap 'rm -f "$before"' EXIT
-	dpkg-query -W -f='${db:Status-Status} ${Package}\n' | sed -n 's/^installed //p' | sort >"$before"
+	installed_packages >"$before"
 	apt_install "making our Debian roots (nothing else is installed on the host)" -- "${host_pkgs[@]}"
 	# What this install added, for `make deps-remove`.
-	dpkg-query -W -f='${db:Status-Status} ${Package}\n' | sed -n 's/^installed //p' | sort |
-		comm -13 "$before" - | sort -u - "$added" >"$added.tmp"
+	installed_packages | comm -13 "$before" - | sort -u - "$added" >"$added.tmp"
 	mv "$added.tmp" "$added"
 	echo "$tag: the host gained $(packages "$(wc -l <"$added")"): $(some $(cat "$added")) (listed in $added)"
 else
