@@ -2,11 +2,20 @@
 """Host tests of tools/cri/cri-client (TAP, then "cri-client: N passed, N failed").
 
 - the kubelet's derivations: CPU quantities, quota and shares from limits
-  and requests, QoS class, the pod-level cgroup name per driver;
+  and requests, the pod-level quota and weight, systemd's quota rounding,
+  QoS class, the pod-level cgroup name per driver, the in-place resize
+  order;
 - the requests the client sends, recorded by a fake RuntimeService served
   on a Unix socket in a temporary directory (generated from cri.proto like
-  the image's stubs): run-pod, resize, inspect, delete-pod, a refused
-  StartContainer, manifests it must refuse.
+  the image's stubs): run-pod, sync-pod, resize, inspect, delete-pod, a
+  refused StartContainer, manifests it must refuse;
+- its cgroups, in a fake cgroup root (CRI_CLIENT_CGROUP_ROOT, a temporary
+  directory): the files the cgroupfs driver writes, and for the systemd
+  driver the busctl calls, made to a fake busctl (CRI_CLIENT_BUSCTL: this
+  file with --fake-busctl) that records them and does to the fake root what
+  systemd would. Both fakes append to one event log, so a test sees the
+  order of CRI calls and busctl calls, and the fake RuntimeService notes
+  what the pod's cgroup holds when each CRI call arrives.
 
 Usage: test-cri-client.py  (needs python3-grpc-tools, python3-grpcio)
 """
@@ -14,6 +23,8 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +32,7 @@ from concurrent import futures
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 CLIENT = os.path.join(HERE, "cri-client")
+SYSTEMD_CALL = ["call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager"]
 n = failed = 0
 
 
@@ -42,15 +54,97 @@ def load_client():
     return module
 
 
-def raises_usage(cc, fn, *args):
+def raises(exc, fn, *args, **kwargs):
     try:
-        fn(*args)
-    except cc.UsageError as e:
+        fn(*args, **kwargs)
+    except exc as e:
         return str(e)
     return None
 
 
-def test_derivations(cc):
+def raises_usage(cc, fn, *args):
+    return raises(cc.UsageError, fn, *args)
+
+
+# --- the fake busctl ------------------------------------------------------------------
+
+
+def parse_props(args):
+    """busctl's a(sv) arguments: ({NAME: VALUE}, the arguments after them)."""
+    count, i, props = int(args[0]), 1, {}
+    for _ in range(count):
+        name, sig = args[i], args[i + 1]
+        i += 2
+        if sig == "as":
+            k = int(args[i])
+            props[name] = args[i + 1:i + 1 + k]
+            i += 1 + k
+        elif sig == "b":
+            props[name] = {"true": True, "false": False}[args[i]]
+            i += 1
+        elif sig == "t":
+            props[name] = int(args[i])
+            i += 1
+        else:
+            props[name] = args[i]
+            i += 1
+    return props, args[i:]
+
+
+def slice_dir(root, name):
+    parts = name[:-len(".slice")].split("-")
+    return os.path.join(root, *["-".join(parts[:i + 1]) + ".slice" for i in range(len(parts))])
+
+
+def apply_like_systemd(path, props):
+    """What systemd writes into a slice's cgroup for these properties."""
+    if "CPUQuotaPerSecUSec" in props:
+        per_sec = props["CPUQuotaPerSecUSec"]
+        period = props.get("CPUQuotaPeriodUSec", 100000)
+        text = f"max {period}" if per_sec == 2**64 - 1 else f"{max(per_sec * period // 10**6, 1000)} {period}"
+        with open(os.path.join(path, "cpu.max"), "w") as f:
+            f.write(text + "\n")
+    if "CPUWeight" in props:
+        with open(os.path.join(path, "cpu.weight"), "w") as f:
+            f.write(f"{props['CPUWeight']}\n")
+
+
+def fake_busctl(argv):
+    """busctl as cri-client calls it: records ARGV in FAKE_EVENTS and makes,
+    changes or removes the slice's directory under CRI_CLIENT_CGROUP_ROOT
+    as systemd would (a new cgroup with the kernel's defaults)."""
+    root = os.environ["CRI_CLIENT_CGROUP_ROOT"]
+    with open(os.environ["FAKE_EVENTS"], "a") as f:
+        f.write(json.dumps({"busctl": argv}) + "\n")
+    if os.environ.get("FAKE_BUSCTL_FAIL"):
+        print("Call failed: Access denied", file=sys.stderr)
+        return 1
+    if argv[:4] != SYSTEMD_CALL:
+        print(f"fake busctl: unexpected {argv}", file=sys.stderr)
+        return 1
+    method, args = argv[4], argv[6:]
+    path = slice_dir(root, args[0])
+    if method == "StartTransientUnit":
+        props, rest = parse_props(args[2:])
+        if rest != ["0"]:
+            print(f"fake busctl: auxiliary units {rest}", file=sys.stderr)
+            return 1
+        os.makedirs(path)
+        apply_like_systemd(path, {"CPUQuotaPerSecUSec": 2**64 - 1, "CPUWeight": 100})
+        apply_like_systemd(path, props)
+    elif method == "SetUnitProperties":
+        props, _ = parse_props(args[2:])
+        apply_like_systemd(path, props)
+    elif method == "StopUnit":
+        shutil.rmtree(path)
+    print('o "/org/freedesktop/systemd1/job/7"')
+    return 0
+
+
+# --- derivations ----------------------------------------------------------------------
+
+
+def test_derivations(cc, tmp):
     cases = [("250m", 250), ("0.5", 500), ("2", 2000), ("1.25", 1250), (" 100m ", 100)]
     got = [(q, cc.parse_cpu(q, "t")) for q, _ in cases]
     report(got == cases, "CPU quantities: millicores and cores", got)
@@ -58,17 +152,44 @@ def test_derivations(cc):
     report(all(errors) and "`lots` is not a CPU quantity" in errors[0], "bad CPU quantities are refused, naming the value", errors)
     quotas = [cc.milli_to_quota(m) for m in (250, 5, 0, 1500, 10)]
     report(quotas == [25000, 1000, 0, 150000, 1000], "quota = limit x 100 ms period, at least 1 ms, none without a limit", quotas)
-    shares = [cc.milli_to_shares(m) for m in (250, 400, 1, 0, 2000)]
-    report(shares == [256, 409, 2, 2, 2048], "shares = request x 1024 / 1000, at least 2", shares)
+    shares = [cc.milli_to_shares(m) for m in (250, 400, 1, 0, 2000, 300000)]
+    report(shares == [256, 409, 2, 2, 2048, 262144], "shares = request x 1024 / 1000, within [2, 262144]", shares)
     res = [cc.container_resources(250, None), cc.container_resources(250, 100), cc.container_resources(None, 100)]
     want = [{"cpu_period": 100000, "cpu_quota": 25000, "cpu_shares": 256},
             {"cpu_period": 100000, "cpu_quota": 25000, "cpu_shares": 102},
             {"cpu_period": 100000, "cpu_quota": 0, "cpu_shares": 102}]
     report(res == want, "resources: shares from the request (else the limit), quota from the limit", res)
+    weights = [cc.shares_to_weight(s) for s in (2, 1024, 262144, 256, 409)]
+    report(weights == [1, 39, 10000, 10, 16], "cpu.weight = 1 + (shares - 2) x 9999 / 262142: 2 -> 1, 1024 -> 39, 262144 -> 10000",
+           weights)
+
+    def ctr(name, limit=None, request=None):
+        res = {}
+        if limit:
+            res["limits"] = {"cpu": limit}
+        if request:
+            res["requests"] = {"cpu": request}
+        return {"name": name, "resources": res}
+    pods = [cc.pod_cpu([ctr("a", "250m"), ctr("b", "150m", "100m")]),
+            cc.pod_cpu([ctr("a", "250m"), ctr("b", None, "100m")]),
+            cc.pod_cpu([ctr("a", "5m"), ctr("b", "5m")]),
+            cc.pod_cpu([ctr("a")])]
+    report(pods == [(40000, 14), (None, 14), (1000, 1), (None, 1)],
+           "pod CPU: quota from the sum of the limits, none when a container has none; weight from the summed requests",
+           pods)
+    per_sec = [cc.systemd_quota_per_sec(q) for q in (25500, 25000, 1000, 1, None)]
+    report(per_sec == [260000, 250000, 10000, 10000, 2**64 - 1],
+           "CPUQuotaPerSecUSec: quota per second rounded up to 10 ms (255m -> 260000), infinity without a quota", per_sec)
+    report([cc.systemd_cpu_max(260000), cc.systemd_cpu_max(2**64 - 1)] == ["26000 100000", "max 100000"],
+           "the cpu.max systemd writes for a CPUQuotaPerSecUSec")
     uid = "0f3c-11aa"
     parents = [cc.cgroup_parent("systemd", "burstable", uid), cc.cgroup_parent("cgroupfs", "burstable", uid)]
     report(parents == ["kubepods-burstable-pod0f3c_11aa.slice", "/kubepods/burstable/pod0f3c-11aa"],
            "pod cgroup parent as the kubelet names it, per driver", parents)
+    chains = [cc.SystemdTree.chain(parents[0]), cc.CgroupfsTree.chain(parents[1])]
+    report(chains == [["kubepods.slice", "kubepods-burstable.slice", "kubepods-burstable-pod0f3c_11aa.slice"],
+                      ["/kubepods", "/kubepods/burstable", "/kubepods/burstable/pod0f3c-11aa"]],
+           "the QoS parents above a pod cgroup, per driver", chains)
     report(bool(raises_usage(cc, cc.cgroup_parent, "cgroupv1", "burstable", uid)), "an unknown cgroup driver is refused")
     limited = [{"name": "a", "resources": {"limits": {"cpu": "1"}}}, {"name": "b"}]
     report((cc.qos_class(limited), cc.qos_class([{"name": "b"}])) == ("burstable", "besteffort"),
@@ -76,18 +197,82 @@ def test_derivations(cc):
     err = raises_usage(cc, cc.cpu_of, {"name": "a", "resources": {"limits": {"memory": "1Gi"}}}, "limits")
     report(err is not None and "only cpu" in err, "a memory limit is refused, not ignored", err)
 
+    P = cc.PodCPU
+    orders = [cc.resize_steps(P(25000, 10), P(40000, 16)), cc.resize_steps(P(40000, 16), P(10000, 4)),
+              cc.resize_steps(P(None, 10), P(40000, 10)), cc.resize_steps(P(25000, 10), P(25000, 10)),
+              cc.resize_steps(P(25000, 10), P(40000, 4))]
+    report(orders == [["limit", "weight", "container"], ["container", "weight", "limit"], ["limit", "container"],
+                      ["container"], ["limit", "container", "weight"]],
+           "resize order: growing pod limit and weight before the container, shrinking ones after (weight first)", orders)
 
-def make_fake(pb, pb_grpc, grpc):
-    """A RuntimeService that records every request and answers like containerd."""
+    pod = {"metadata": {"name": "p", "uid": "u"}, "spec": {"hostNetwork": True, "containers": [
+        ctr("a", "250m"), ctr("b", "200m", "150m")]}}
+    new, c = cc.resized_pod(pod, "b", "300m", None)
+    report(c["resources"] == {"limits": {"cpu": "300m"}, "requests": {"cpu": "150m"}}
+           and pod["spec"]["containers"][1]["resources"]["limits"] == {"cpu": "200m"},
+           "resized_pod: the new limit, the request kept, the original untouched", (c, pod))
+    errs = [raises_usage(cc, cc.resized_pod, pod, "x", "300m", None),
+            raises_usage(cc, cc.resized_pod, pod, "b", "100m", None),
+            raises_usage(cc, cc.resized_pod, pod, "a", "0", None),
+            raises_usage(cc, cc.resized_pod, pod, "a", "100m", "200m")]
+    report(all(errs) and "`x`: not in POD.json (containers: a, b)" in errs[0] and "request 150m is above CPU_LIMIT `100m`" in errs[1]
+           and "cannot remove a limit" in errs[2] and "above CPU_LIMIT" in errs[3],
+           "resized_pod refuses an unknown container, a request above the limit, a limit of 0", errs)
+
+    gone = os.path.join(tmp, "never")
+    err = raises(cc.NodeError, cc.wait_for_dir, gone, True, "StartTransientUnit x.slice", timeout_s=0.2)
+    report(err is not None and gone in err and "StartTransientUnit x.slice" in err,
+           "waiting for a cgroup is bounded, and the error names the directory and the call", err)
+    old = os.environ.get("CRI_CLIENT_CGROUP_ROOT")
+    os.environ["CRI_CLIENT_CGROUP_ROOT"] = tmp
+    try:
+        err = raises_usage(cc, cc.cgroup_tree, "cgroupfs")
+    finally:
+        if old is None:
+            del os.environ["CRI_CLIENT_CGROUP_ROOT"]
+        else:
+            os.environ["CRI_CLIENT_CGROUP_ROOT"] = old
+    report(err is not None and "cgroup.controllers is absent" in err and "cgroup v1 is not supported" in err,
+           "cgroup v1 (no cgroup.controllers) is refused as a usage error", err)
+    bad = [raises(cc.NodeError, cc.SystemdTree.chain, "system.slice"),
+           raises(cc.NodeError, cc.CgroupfsTree.chain, "/kubepods/../etc"),
+           raises(cc.NodeError, cc.SystemdTree.pod_level, "kubepods-burstable.slice"),
+           raises(cc.NodeError, cc.CgroupfsTree.pod_level, "/kubepods/other/pod1")]
+    report(all(bad) and cc.CgroupfsTree.pod_level("/kubepods/pod1-2") == ["/kubepods", "/kubepods/pod1-2"],
+           "delete-pod removes only a kubelet's pod-level cgroup, never a QoS parent or another slice", bad)
+
+
+# --- the fake RuntimeService ----------------------------------------------------------
+
+
+def make_fake(pb, pb_grpc, grpc, events):
+    """A RuntimeService that records every request and answers like containerd;
+    each call also goes to the EVENTS log with what the pod cgroup at
+    self.watch holds at that moment."""
+    from google.protobuf import json_format
 
     class Fake(pb_grpc.RuntimeServiceServicer):
         def __init__(self):
             self.calls = []
-            self.containers = {}
+            self.watch = None
+            self.info_config = True
+            self.reset()
+
+        def reset(self):
+            self.sandboxes = {}   # id: PodSandboxConfig as a dict
+            self.containers = {}  # id: [name, sandbox id, state]
 
         def record(self, method, request):
-            from google.protobuf import json_format
             self.calls.append((method, json_format.MessageToDict(request, preserving_proto_field_name=True)))
+            event = {"cri": method}
+            if self.watch:
+                event["exists"] = os.path.isdir(self.watch)
+                for f in ("cpu.max", "cpu.weight"):
+                    if os.path.exists(os.path.join(self.watch, f)):
+                        with open(os.path.join(self.watch, f)) as fh:
+                            event[f] = fh.read().strip()
+            with open(events, "a") as f:
+                f.write(json.dumps(event) + "\n")
 
         def Version(self, request, context):
             self.record("Version", request)
@@ -96,19 +281,25 @@ def make_fake(pb, pb_grpc, grpc):
 
         def RunPodSandbox(self, request, context):
             self.record("RunPodSandbox", request)
-            return pb.RunPodSandboxResponse(pod_sandbox_id="pod0")
+            sid = f"pod{len(self.sandboxes)}"
+            self.sandboxes[sid] = json_format.MessageToDict(request.config, preserving_proto_field_name=True)
+            return pb.RunPodSandboxResponse(pod_sandbox_id=sid)
 
         def CreateContainer(self, request, context):
             self.record("CreateContainer", request)
-            cid = "ctr-" + request.config.metadata.name
-            self.containers[cid] = request.config.metadata.name
+            name = request.config.metadata.name
+            cid = "ctr-" + name + ("" if request.pod_sandbox_id == "pod0" else "-" + request.pod_sandbox_id)
+            self.containers[cid] = [name, request.pod_sandbox_id, pb.CONTAINER_CREATED]
             return pb.CreateContainerResponse(container_id=cid)
 
         def StartContainer(self, request, context):
             self.record("StartContainer", request)
-            if self.containers.get(request.container_id) == "refused":
+            c = self.containers[request.container_id]
+            if c[0] == "refused":
+                c[2] = pb.CONTAINER_EXITED
                 context.abort(grpc.StatusCode.UNKNOWN, "failed to create containerd task: crun: cannot set the "
                               "CPU burst to 75000us: it is above the CPU quota of 25000us")
+            c[2] = pb.CONTAINER_RUNNING
             return pb.StartContainerResponse()
 
         def UpdateContainerResources(self, request, context):
@@ -126,13 +317,25 @@ def make_fake(pb, pb_grpc, grpc):
 
         def PodSandboxStatus(self, request, context):
             self.record("PodSandboxStatus", request)
-            return pb.PodSandboxStatusResponse(status=pb.PodSandboxStatus(id=request.pod_sandbox_id),
-                                               info={"info": json.dumps({"pid": 77, "runtimeSpec": {}})})
+            config = self.sandboxes.get(request.pod_sandbox_id, {})
+            meta = config.get("metadata", {})
+            # containerd's verbose info: the sandbox's config under "config",
+            # with the CRI API's Go JSON names (cgroup_parent).
+            info = {"pid": 77, "runtimeSpec": {}}
+            if self.info_config:
+                info["config"] = config
+            return pb.PodSandboxStatusResponse(
+                status=pb.PodSandboxStatus(id=request.pod_sandbox_id, state=pb.SANDBOX_READY,
+                                           metadata=pb.PodSandboxMetadata(name=meta.get("name", ""),
+                                                                          uid=meta.get("uid", ""))),
+                info={"info": json.dumps(info)})
 
         def ListContainers(self, request, context):
             self.record("ListContainers", request)
+            want = request.filter.pod_sandbox_id
             return pb.ListContainersResponse(containers=[
-                pb.Container(id=cid, pod_sandbox_id="pod0") for cid in sorted(self.containers)])
+                pb.Container(id=cid, pod_sandbox_id=sid, metadata=pb.ContainerMetadata(name=name), state=state)
+                for cid, (name, sid, state) in sorted(self.containers.items()) if not want or sid == want])
 
         def StopContainer(self, request, context):
             self.record("StopContainer", request)
@@ -140,6 +343,7 @@ def make_fake(pb, pb_grpc, grpc):
 
         def RemoveContainer(self, request, context):
             self.record("RemoveContainer", request)
+            self.containers.pop(request.container_id, None)
             return pb.RemoveContainerResponse()
 
         def StopPodSandbox(self, request, context):
@@ -159,6 +363,18 @@ POD = {"metadata": {"name": "web", "namespace": "burst-e2e", "uid": "1234-abcd",
                 "containers": [{"name": "app", "image": "localhost/w:1", "command": ["sleep", "9"],
                                 "resources": {"limits": {"cpu": "250m"}},
                                 "criAnnotations": {"run.oci.cpu.burst": "15ms"}}]}}
+# Two containers: quota 250m + 150m = 40000, shares (250 + 100)m = 358, weight 14.
+POD2 = {"metadata": {"name": "two", "namespace": "burst-e2e", "uid": "5678-ef"},
+        "spec": {"runtimeClassName": "crun-cgroupfs", "hostNetwork": True,
+                 "containers": [{"name": "app", "image": "localhost/w:1", "resources": {"limits": {"cpu": "250m"}}},
+                                {"name": "side", "image": "localhost/w:1",
+                                 "resources": {"limits": {"cpu": "150m"}, "requests": {"cpu": "100m"}}}]}}
+SLICE = "kubepods-burstable-pod1234_abcd.slice"
+SLICE_DIR = "kubepods.slice/kubepods-burstable.slice/" + SLICE
+
+
+def copy(obj):
+    return json.loads(json.dumps(obj))
 
 
 def test_calls(tmp):
@@ -170,25 +386,65 @@ def test_calls(tmp):
     import grpc
     import cri_pb2
     import cri_pb2_grpc
-    fake = make_fake(cri_pb2, cri_pb2_grpc, grpc)
+    events_log = os.path.join(tmp, "events")
+    fake = make_fake(cri_pb2, cri_pb2_grpc, grpc, events_log)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     cri_pb2_grpc.add_RuntimeServiceServicer_to_server(fake, server)
     sock = "unix://" + os.path.join(tmp, "cri.sock")
     server.add_insecure_port(sock)
     server.start()
-    env = dict(os.environ, CRI_ENDPOINT=sock, CRI_CLIENT_STUBS=stubs)
+    env = dict(os.environ, CRI_ENDPOINT=sock, CRI_CLIENT_STUBS=stubs, FAKE_EVENTS=events_log,
+               CRI_CLIENT_BUSCTL=shlex.join([sys.executable, os.path.realpath(__file__), "--fake-busctl"]))
+    roots = iter(range(1000))
 
-    def run(*args, manifest=None):
+    def new_root(controllers="cpuset cpu io memory pids"):
+        """A fake cgroup v2 mount: the root's cgroup.controllers."""
+        root = os.path.join(tmp, f"cgroup{next(roots)}")
+        os.mkdir(root)
+        if controllers is not None:
+            with open(os.path.join(root, "cgroup.controllers"), "w") as f:
+                f.write(controllers + "\n")
+        return root
+
+    pod_json = os.path.join(tmp, "pod.json")
+
+    def write_pod(manifest):
+        with open(pod_json, "w", encoding="utf-8") as f:
+            json.dump(manifest, f)
+
+    def run(*args, root, manifest=None, extra_env=None):
+        """cri-client ARGS with the fake cgroup ROOT; MANIFEST written to
+        POD.json, whose path stands for the argument "POD.json" (appended
+        when there is none). The calls and events of this run only."""
         fake.calls.clear()
+        open(events_log, "w").close()
         if manifest is not None:
-            path = os.path.join(tmp, "pod.json")
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(manifest, f)
-            args = args + (path,)
-        return subprocess.run([sys.executable, CLIENT, *args], env=env, capture_output=True, text=True, timeout=60)
+            write_pod(manifest)
+            args = tuple(pod_json if a == "POD.json" else a for a in args)
+            if pod_json not in args:
+                args = args + (pod_json,)
+        return subprocess.run([sys.executable, CLIENT, *args], env=dict(env, CRI_CLIENT_CGROUP_ROOT=root, **(extra_env or {})),
+                              capture_output=True, text=True, timeout=60)
+
+    def events():
+        with open(events_log) as f:
+            return [json.loads(line) for line in f]
+
+    def steps():
+        """The events as "cri METHOD" and "busctl METHOD NAME"."""
+        return [f"cri {e['cri']}" if "cri" in e else f"busctl {e['busctl'][4]} {e['busctl'][6]}" for e in events()]
+
+    def busctl_calls():
+        return [e["busctl"] for e in events() if "busctl" in e]
+
+    def read(root, rel):
+        with open(os.path.join(root, rel)) as f:
+            return f.read().strip()
 
     try:
-        r = run("run-pod", manifest=POD)
+        # --- run-pod, systemd driver -----------------------------------------------------
+        root = new_root()
+        r = run("run-pod", root=root, manifest=POD)
         methods = [m for m, _ in fake.calls]
         report(r.returncode == 0 and methods == ["RunPodSandbox", "CreateContainer", "StartContainer"]
                and r.stdout == "pod pod0\ncontainer app ctr-app\n",
@@ -197,7 +453,7 @@ def test_calls(tmp):
         sandbox = run_req["config"]
         report(run_req["runtime_handler"] == "crun"
                and sandbox["annotations"] == {"run.oci.cpu.burst": "app=20ms"}
-               and sandbox["linux"]["cgroup_parent"] == "kubepods-burstable-pod1234_abcd.slice"
+               and sandbox["linux"]["cgroup_parent"] == SLICE
                and sandbox["linux"]["security_context"]["namespace_options"].get("network") == "NODE"
                and sandbox["metadata"] == {"name": "web", "uid": "1234-abcd", "namespace": "burst-e2e"}
                and "hostname" not in sandbox,
@@ -210,65 +466,269 @@ def test_calls(tmp):
                and cfg["command"] == ["sleep", "9"] and cfg["labels"]["io.kubernetes.container.name"] == "app",
                "CreateContainer: the pod's config again, limit 250m as quota 25000 / period 100000, container annotations",
                json.dumps(create_req))
-        report(all(line.startswith("cri: ") for line in r.stderr.splitlines()) and
-               r.stderr.count("cri: ") == 3 and '"cpu_quota":"25000"' in r.stderr,
-               "every request is shown on stderr as JSON", r.stderr)
+        report(all(line.startswith(("cri: ", "cgroup: ")) for line in r.stderr.splitlines()) and
+               r.stderr.count("cri: ") == 3 and '"cpu_quota":"25000"' in r.stderr and "StartTransientUnit" in r.stderr,
+               "every request is shown on stderr as JSON, every busctl call as cgroup:", r.stderr)
+        report(steps() == ["busctl StartTransientUnit kubepods.slice", "busctl StartTransientUnit kubepods-burstable.slice",
+                           f"busctl StartTransientUnit {SLICE}", "cri RunPodSandbox", "cri CreateContainer",
+                           "cri StartContainer"],
+               "run-pod (systemd): kubepods, the QoS slice, the pod slice, each by busctl, before RunPodSandbox", steps())
+        calls = busctl_calls()
+        pod_call = calls[2] if len(calls) == 3 else []
+        props, rest = parse_props(pod_call[8:]) if pod_call else ({}, None)
+        report(pod_call[:8] == SYSTEMD_CALL + ["StartTransientUnit", "ssa(sv)a(sa(sv))", SLICE, "replace"] and rest == ["0"]
+               and props.get("Wants") == ["kubepods-burstable.slice"] and props.get("DefaultDependencies") is False
+               and props.get("CPUAccounting") is True and props.get("CPUWeight") == 10
+               and props.get("CPUQuotaPerSecUSec") == 250000 and props.get("CPUQuotaPeriodUSec") == 100000
+               and props.get("Description"),
+               "the pod slice: StartTransientUnit replace, Wants its QoS slice, no default dependencies, CPUAccounting, "
+               "CPUWeight 10, CPUQuotaPerSecUSec 250000, CPUQuotaPeriodUSec 100000", pod_call)
+        top = parse_props(calls[0][8:])[0] if calls else {}
+        qos = parse_props(calls[1][8:])[0] if len(calls) > 1 else {}
+        report(top.get("Wants") == ["-.slice"] and qos.get("Wants") == ["kubepods.slice"]
+               and not any(k.startswith("CPUQuota") or k == "CPUWeight" for k in {**top, **qos}),
+               "the QoS parents: wanted by their parent slice, no CPU limit or weight (the kubelet recomputes those)",
+               calls[:2])
+        report(read(root, SLICE_DIR + "/cpu.max") == "25000 100000" and read(root, SLICE_DIR + "/cpu.weight") == "10",
+               "the pod slice's cgroup (made by the fake systemd) holds 25000 100000, weight 10")
 
-        r = run("run-pod", "--cgroup-driver", "cgroupfs", manifest=POD)
-        report(r.returncode == 0 and fake.calls[0][1]["config"]["linux"]["cgroup_parent"] == "/kubepods/burstable/pod1234-abcd",
-               "run-pod --cgroup-driver cgroupfs: the kubelet's cgroupfs parent", fake.calls[:1])
+        r = run("run-pod", root=root, manifest=POD)
+        report(r.returncode == 0 and not busctl_calls(),
+               "run-pod again: the slices exist, no StartTransientUnit", (r.stderr, busctl_calls()))
 
-        refused = json.loads(json.dumps(POD))
+        # --- sync-pod, systemd -------------------------------------------------------------
+        r = run("sync-pod", root=root, manifest=POD)
+        report(r.returncode == 0 and busctl_calls() == [SYSTEMD_CALL + [
+            "SetUnitProperties", "sba(sv)", SLICE, "true", "3", "CPUQuotaPerSecUSec", "t", "250000",
+            "CPUQuotaPeriodUSec", "t", "100000", "CPUWeight", "t", "10"]]
+               and r.stdout == "pod cpu.max 25000 100000\npod cpu.weight 10\n" and not fake.calls,
+               "sync-pod (systemd): SetUnitProperties runtime with quota, period and weight; no CRI call",
+               (r.stdout, r.stderr, busctl_calls()))
+
+        # --- resize, systemd: grow, then shrink -------------------------------------------
+        fake.reset()
+        root = new_root()
+        run("run-pod", root=root, manifest=POD)
+        fake.watch = os.path.join(root, SLICE_DIR)
+        r = run("resize", "POD.json", "app", "400m", root=root, manifest=POD)
+        update = [req for m, req in fake.calls if m == "UpdateContainerResources"]
+        report(r.returncode == 0 and update == [{
+            "container_id": "ctr-app", "linux": {"cpu_period": "100000", "cpu_quota": "40000", "cpu_shares": "409"}}],
+               "resize app 400m: UpdateContainerResources of the pod's running app, quota 40000, shares 409",
+               (fake.calls, r.stderr))
+        report(r.stdout == "pod cpu.max 40000 100000\npod cpu.weight 16\ncontainer app 40000 100000\n",
+               "resize grow: prints the pod limit, the pod weight, then the container", r.stdout)
+        upd = [e for e in events() if e.get("cri") == "UpdateContainerResources"]
+        report([s for s in steps() if not s.startswith(("cri ListContainers", "cri PodSandboxStatus"))] ==
+               [f"busctl SetUnitProperties {SLICE}"] * 2 + ["cri UpdateContainerResources"]
+               and [parse_props(c[8:])[0] for c in busctl_calls()] ==
+               [{"CPUQuotaPerSecUSec": 400000, "CPUQuotaPeriodUSec": 100000}, {"CPUWeight": 16}]
+               and upd and upd[0].get("cpu.max") == "40000 100000" and upd[0].get("cpu.weight") == "16",
+               "resize grow (systemd): the pod slice's quota, then its weight, are set before UpdateContainerResources",
+               (steps(), busctl_calls(), upd))
+        with open(pod_json) as f:
+            saved = json.load(f)
+        report(saved["spec"]["containers"][0]["resources"] == {"limits": {"cpu": "400m"}}
+               and saved["metadata"] == POD["metadata"] and saved["spec"]["containers"][0]["criAnnotations"]
+               == POD["spec"]["containers"][0]["criAnnotations"],
+               "resize rewrites POD.json with the new limit, the rest kept", saved)
+
+        r = run("resize", pod_json, "app", "100m", root=root)
+        upd = [e for e in events() if e.get("cri") == "UpdateContainerResources"]
+        report(r.returncode == 0 and r.stdout == "container app 10000 100000\npod cpu.weight 4\npod cpu.max 10000 100000\n"
+               and [s for s in steps() if not s.startswith(("cri ListContainers", "cri PodSandboxStatus"))] ==
+               ["cri UpdateContainerResources"] + [f"busctl SetUnitProperties {SLICE}"] * 2
+               and upd and upd[0].get("cpu.max") == "40000 100000" and upd[0].get("cpu.weight") == "16"
+               and read(root, SLICE_DIR + "/cpu.max") == "10000 100000",
+               "resize shrink (systemd): UpdateContainerResources first (the pod still at 40000), then weight, then quota",
+               (r.stdout, r.stderr, steps(), upd))
+
+        # --- run-pod, sync-pod and resize, cgroupfs driver --------------------------------------
+        fake.reset()
+        root = new_root()
+        r = run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
+        pod_rel = "kubepods/burstable/pod5678-ef"
+        report(r.returncode == 0 and fake.calls[0][1]["config"]["linux"]["cgroup_parent"] == "/" + pod_rel
+               and not busctl_calls(),
+               "run-pod --cgroup-driver cgroupfs: the kubelet's cgroupfs parent, no busctl", (fake.calls[:1], r.stderr))
+        subtree = [read(root, d + "cgroup.subtree_control") for d in ("", "kubepods/", "kubepods/burstable/")]
+        report(subtree == ["+cpu +memory +pids"] * 3 and not os.path.exists(os.path.join(root, pod_rel, "cgroup.subtree_control")),
+               "cgroupfs: cpu, memory and pids enabled in the root's, kubepods' and burstable's subtree_control, not the pod's",
+               subtree)
+        report(read(root, pod_rel + "/cpu.max") == "40000 100000" and read(root, pod_rel + "/cpu.weight") == "14"
+               and not os.path.exists(os.path.join(root, "kubepods/burstable/cpu.max")),
+               "cgroupfs: the pod's cpu.max 40000 100000 (250m + 150m) and cpu.weight 14; the QoS parent untouched")
+        fake.watch = os.path.join(root, pod_rel)
+
+        with open(os.path.join(root, pod_rel, "cpu.max"), "w") as f:
+            f.write("1000 100000\n")
+        r = run("sync-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
+        report(r.returncode == 0 and read(root, pod_rel + "/cpu.max") == "40000 100000"
+               and r.stdout == "pod cpu.max 40000 100000\npod cpu.weight 14\n",
+               "sync-pod (cgroupfs): cpu.max rewritten as QUOTA PERIOD, and cpu.weight", (r.stdout, r.stderr))
+
+        r = run("resize", "--cgroup-driver", "cgroupfs", "POD.json", "app", "400m", root=root, manifest=POD2)
+        upd = [e for e in events() if e.get("cri") == "UpdateContainerResources"]
+        report(r.returncode == 0 and r.stdout == "pod cpu.max 55000 100000\npod cpu.weight 20\ncontainer app 40000 100000\n"
+               and upd and upd[0].get("cpu.max") == "55000 100000" and upd[0].get("cpu.weight") == "20",
+               "resize grow (cgroupfs): pod cpu.max 55000 and cpu.weight 20 already written when UpdateContainerResources comes",
+               (r.stdout, r.stderr, upd))
+        r = run("resize", "--cgroup-driver", "cgroupfs", pod_json, "side", "100m", "50m", root=root)
+        upd = [e for e in events() if e.get("cri") == "UpdateContainerResources"]
+        req = [q for m, q in fake.calls if m == "UpdateContainerResources"]
+        report(r.returncode == 0 and r.stdout == "container side 10000 100000\npod cpu.weight 18\npod cpu.max 50000 100000\n"
+               and upd and upd[0].get("cpu.max") == "55000 100000" and upd[0].get("cpu.weight") == "20"
+               and read(root, pod_rel + "/cpu.max") == "50000 100000" and read(root, pod_rel + "/cpu.weight") == "18"
+               and req == [{"container_id": "ctr-side", "linux": {"cpu_period": "100000", "cpu_quota": "10000",
+                                                                  "cpu_shares": "51"}}],
+               "resize shrink (cgroupfs) side 100m 50m: UpdateContainerResources while the pod still has 55000, then 18, 50000",
+               (r.stdout, r.stderr, upd, req))
+        with open(pod_json) as f:
+            saved = json.load(f)
+        report([c["resources"] for c in saved["spec"]["containers"]] ==
+               [{"limits": {"cpu": "400m"}}, {"limits": {"cpu": "100m"}, "requests": {"cpu": "50m"}}],
+               "POD.json keeps both resizes: app 400m, side 100m / 50m", saved["spec"]["containers"])
+
+        # A second pod's running `side` and a refused one are not the pod's.
+        other = copy(POD2)
+        other["metadata"]["uid"] = "9999"
+        run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=other)
+        r = run("resize", "--cgroup-driver", "cgroupfs", "POD.json", "side", "120m", "50m", root=root, manifest=saved)
+        req = [q["container_id"] for m, q in fake.calls if m == "UpdateContainerResources"]
+        report(r.returncode == 0 and req == ["ctr-side"], "resize finds the container in the sandbox of POD.json's uid",
+               (req, r.stderr))
+
+        # --- resize refusals ---------------------------------------------------------------------
+        r = run("resize", "POD.json", "app", root=root, manifest=POD)
+        report(r.returncode == 2 and not fake.calls and "resize [--cgroup-driver systemd|cgroupfs] POD.json CONTAINER_NAME "
+               "CPU_LIMIT [CPU_REQUEST]" in r.stderr, "a call with missing arguments says its usage", r.stderr)
+        r = run("resize", "POD.json", "nosuch", "400m", root=root, manifest=POD)
+        report(r.returncode == 2 and not fake.calls and "`nosuch`: not in POD.json" in r.stderr,
+               "resize of a container POD.json lacks is refused before any call", r.stderr)
+        r = run("resize", "POD.json", "app", "400m", root=new_root(), manifest=POD)
+        report(r.returncode == 1 and not fake.calls and "does not exist" in r.stderr and SLICE in r.stderr,
+               "resize without the pod's cgroup: exit 1, naming it, no CRI call", r.stderr)
+        fake.reset()
+        r = run("resize", "--cgroup-driver", "cgroupfs", "POD.json", "app", "400m", root=root, manifest=POD2)
+        report(r.returncode == 1 and "UpdateContainerResources" not in [m for m, _ in fake.calls]
+               and "0 running containers named `app`" in r.stderr,
+               "resize without a running container: exit 1, nothing updated", r.stderr)
+
+        # --- cgroupfs: controllers the root lacks, a pod without a limit ---------------------------
+        fake.reset()
+        root = new_root("cpu io")
+        nolimit = copy(POD2)
+        del nolimit["spec"]["containers"][0]["resources"]
+        r = run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=nolimit)
+        report(r.returncode == 0 and read(root, "cgroup.subtree_control") == "+cpu"
+               and read(root, pod_rel + "/cpu.max") == "max 100000" and read(root, pod_rel + "/cpu.weight") == "4",
+               "cgroupfs: only +cpu when the root has no memory or pids; a container without a limit: max 100000, weight 4",
+               r.stderr)
+        root = new_root("memory pids")
+        r = run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
+        report(r.returncode == 1 and not fake.calls and "no cpu controller" in r.stderr,
+               "cgroupfs without the cpu controller: exit 1 before RunPodSandbox", r.stderr)
+        r = run("run-pod", root=new_root(None), manifest=POD)
+        report(r.returncode == 2 and not fake.calls and "cgroup v1 is not supported" in r.stderr,
+               "cgroup v1: run-pod refused before any call", r.stderr)
+        r = run("run-pod", root=new_root(), manifest=POD, extra_env={"FAKE_BUSCTL_FAIL": "1"})
+        report(r.returncode == 1 and not fake.calls and "busctl StartTransientUnit kubepods.slice failed (exit 1): "
+               "Call failed: Access denied" in r.stderr,
+               "a refused StartTransientUnit: exit 1 with busctl's message, no RunPodSandbox", r.stderr)
+
+        # --- refused StartContainer, inspect ---------------------------------------------------------
+        fake.reset()
+        root = new_root()
+        refused = copy(POD)
         refused["spec"]["containers"][0]["name"] = "refused"
-        r = run("run-pod", manifest=refused)
+        r = run("run-pod", root=root, manifest=refused)
         report(r.returncode == 1 and r.stdout == "pod pod0\ncontainer refused ctr-refused\n"
                and "cri-client: StartContainer failed: UNKNOWN: failed to create containerd task: crun: cannot set the CPU burst" in r.stderr,
                "a refused StartContainer: exit 1, the runtime's message, the ids made so far printed", (r.stdout, r.stderr))
 
-        r = run("resize", "ctr-app", "400m")
-        report(r.returncode == 0 and fake.calls == [("UpdateContainerResources", {
-            "container_id": "ctr-app", "linux": {"cpu_period": "100000", "cpu_quota": "40000", "cpu_shares": "409"}})],
-               "resize 400m: UpdateContainerResources with quota 40000 / period 100000", fake.calls)
-
-        r = run("inspect", "ctr-app")
+        r = run("inspect", "ctr-app", root=root)
         report(r.returncode == 0 and fake.calls == [("ContainerStatus", {"container_id": "ctr-app", "verbose": True})]
                and r.stdout == "state CONTAINER_EXITED\npid 4242\nreason StartError\nmessage crun: refused second line\n"
                "annotation io.kubernetes.cri.container-name=app\nannotation run.oci.cpu.burst=20000\n",
                "inspect: state, pid, reason, message on one line, the OCI annotations", r.stdout)
-        r = run("inspect-pod", "pod0")
+        r = run("inspect-pod", "pod0", root=root)
         report(r.returncode == 0 and r.stdout == "state SANDBOX_READY\npid 77\n", "inspect-pod: state and pid", r.stdout)
 
-        r = run("delete-pod", "pod0")
+        r = run("remove", "ctr-app", root=root)
+        report(r.returncode == 0 and [m for m, _ in fake.calls] == ["StopContainer", "RemoveContainer"]
+               and all(req.get("container_id") == "ctr-app" for _, req in fake.calls),
+               "remove: StopContainer then RemoveContainer of that container only", fake.calls)
+
+        # --- delete-pod ----------------------------------------------------------------------------
+        fake.reset()
+        root = new_root()
+        run("run-pod", root=root, manifest=POD)
+        fake.containers["ctr-refused"] = ["refused", "pod0", cri_pb2.CONTAINER_EXITED]
+        fake.watch = os.path.join(root, SLICE_DIR)
+        r = run("delete-pod", "pod0", root=root)
         methods = [(m, req.get("container_id", req.get("pod_sandbox_id"))) for m, req in fake.calls]
         stops = [req.get("timeout", 0) for m, req in fake.calls if m == "StopContainer"]
-        report(r.returncode == 0 and methods[0] == ("ListContainers", None)
-               and methods[1:] == [("StopContainer", "ctr-app"), ("RemoveContainer", "ctr-app"),
+        report(r.returncode == 0 and fake.calls[0] == ("PodSandboxStatus", {"pod_sandbox_id": "pod0", "verbose": True})
+               and methods[1] == ("ListContainers", None)
+               and methods[2:] == [("StopContainer", "ctr-app"), ("RemoveContainer", "ctr-app"),
                                    ("StopContainer", "ctr-refused"), ("RemoveContainer", "ctr-refused"),
                                    ("StopPodSandbox", "pod0"), ("RemovePodSandbox", "pod0")]
                and set(stops) == {0},
-               "delete-pod: each container stopped at once and removed, then the sandbox", methods)
+               "delete-pod: the sandbox's config asked first, each container stopped at once and removed, then the sandbox",
+               (methods, r.stderr))
+        removed = [e for e in events() if e.get("cri") == "RemovePodSandbox"]
+        report(steps()[-2:] == ["cri RemovePodSandbox", f"busctl StopUnit {SLICE}"]
+               and busctl_calls() == [SYSTEMD_CALL + ["StopUnit", "ss", SLICE, "replace"]]
+               and removed and removed[0]["exists"] and not os.path.exists(os.path.join(root, SLICE_DIR))
+               and os.path.isdir(os.path.join(root, "kubepods.slice/kubepods-burstable.slice")),
+               "delete-pod (systemd): StopUnit of the pod slice after RemovePodSandbox, its cgroup gone, the QoS slices kept",
+               (steps(), busctl_calls()))
 
-        bad = json.loads(json.dumps(POD))
+        fake.reset()
+        root = new_root()
+        run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
+        fake.watch = os.path.join(root, pod_rel)
+        # A real cgroup's interface files go with its directory; a plain
+        # directory's must be removed for rmdir to succeed.
+        for f in os.listdir(fake.watch):
+            os.remove(os.path.join(fake.watch, f))
+        r = run("delete-pod", "pod0", root=root)
+        removed = [e for e in events() if e.get("cri") == "RemovePodSandbox"]
+        report(r.returncode == 0 and removed and removed[0]["exists"] and not os.path.exists(fake.watch)
+               and os.path.isdir(os.path.join(root, "kubepods/burstable")) and f"rmdir {fake.watch}" in r.stderr,
+               "delete-pod (cgroupfs): the pod directory removed after RemovePodSandbox, the QoS parents kept",
+               (r.stderr, removed))
+        r = run("delete-pod", "pod0", root=root)
+        report(r.returncode == 0 and "already gone" in r.stderr, "delete-pod with the pod cgroup already gone: fine", r.stderr)
+
+        fake.info_config = False
+        r = run("delete-pod", "pod0", root=root)
+        fake.info_config = True
+        report(r.returncode == 1 and [m for m, _ in fake.calls][-1] == "RemovePodSandbox"
+               and "no config.linux.cgroup_parent" in r.stderr,
+               "delete-pod without the sandbox's cgroup_parent: the sandbox removed, exit 1, saying so", r.stderr)
+
+        # --- manifests refused -------------------------------------------------------------------
+        bad = copy(POD)
         bad["spec"]["hostNetwork"] = False
-        r = run("run-pod", manifest=bad)
+        r = run("run-pod", root=new_root(), manifest=bad)
         report(r.returncode == 2 and not fake.calls and "spec.hostNetwork must be true" in r.stderr,
                "a pod without hostNetwork is refused before any call", r.stderr)
-        bad = json.loads(json.dumps(POD))
+        bad = copy(POD)
         bad["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "lots"
-        r = run("run-pod", manifest=bad)
-        report(r.returncode == 2 and not fake.calls and "`lots` is not a CPU quantity" in r.stderr,
+        r = run("run-pod", root=new_root(), manifest=bad)
+        report(r.returncode == 2 and not fake.calls and not busctl_calls() and "`lots` is not a CPU quantity" in r.stderr,
                "a bad CPU limit is refused before any call, naming it", r.stderr)
-        r = run("resize", "ctr-app")
-        report(r.returncode == 2 and not fake.calls and "resize CONTAINER_ID CPU_LIMIT" in r.stderr,
-               "a call with missing arguments says its usage", r.stderr)
     finally:
         server.stop(0)
 
 
 def main():
+    if sys.argv[1:2] == ["--fake-busctl"]:
+        return fake_busctl(sys.argv[2:])
     cc = load_client()
-    test_derivations(cc)
     with tempfile.TemporaryDirectory() as tmp:
+        test_derivations(cc, tmp)
         test_calls(tmp)
     print(f"1..{n}")
     print(f"cri-client: {n - failed} passed, {failed} failed")
