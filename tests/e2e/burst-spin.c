@@ -21,10 +21,18 @@
  * own demand, which the e2e suite replays through the model (tests/e2e/
  * burstctl.sh). Then it idles for the tail (-t), so a recording of its
  * cgroup can end before its exit does.
+ * -P POD_CPU_STAT snapshots a second cgroup's cpu.stat at the same moments
+ * (the pod-level cgroup, read from outside the container) and adds its
+ * deltas as pod_FIELD=VALUE.
+ * -S START_US puts the first request at that CLOCK_MONOTONIC microsecond
+ * instead (the warm-up is then until it): loads in several containers,
+ * each started by its own slow `crun exec`, meet at the times a test
+ * chose, whenever each process got going.
  * Exit 0, or 2 on bad arguments, 1 on errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,13 +94,15 @@ static int cmp_ll(const void *a, const void *b)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: burst-spin [-n REQUESTS] [-i INTERVAL_MS] [-c CPU_MS] [-w WARMUP_MS] [-t TAIL_MS] [-s CPU_STAT]\n"
+		"usage: burst-spin [-n REQUESTS] [-i INTERVAL_MS] [-c CPU_MS] [-w WARMUP_MS | -S START_US] [-t TAIL_MS] [-s CPU_STAT] [-P POD_CPU_STAT]\n"
 		"  -n  requests to serve (1..%d, default 8)\n"
 		"  -i  milliseconds between request arrivals (default 400)\n"
 		"  -c  CPU milliseconds each request spins (default 30)\n"
 		"  -w  milliseconds to idle before measuring (default 600)\n"
+		"  -S  the first request at this CLOCK_MONOTONIC microsecond (instead of -w)\n"
 		"  -t  milliseconds to idle after the report, before exiting (default 0)\n"
-		"  -s  cpu.stat to read (default /sys/fs/cgroup/cpu.stat)\n", MAX_REQ);
+		"  -s  cpu.stat to read (default /sys/fs/cgroup/cpu.stat)\n"
+		"  -P  a second cpu.stat read at the same moments, printed as pod_FIELD\n", MAX_REQ);
 }
 
 static long arg_long(const char *s, long lo, long hi, char opt)
@@ -112,22 +122,24 @@ static long arg_long(const char *s, long lo, long hi, char opt)
 int main(int argc, char **argv)
 {
 	long n = 8, interval_ms = 400, cpu_ms = 30, warmup_ms = 600, tail_ms = 0;
-	const char *stat = "/sys/fs/cgroup/cpu.stat";
+	const char *stat = "/sys/fs/cgroup/cpu.stat", *pod_stat = NULL;
 	static long long delay[MAX_REQ];
 	static long long cpu[MAX_REQ];
-	long long s0[NFIELDS], s1[NFIELDS], t0, t1;
+	long long s0[NFIELDS], s1[NFIELDS], p0[NFIELDS], p1[NFIELDS], t0, t1, start_us = -1;
 	size_t k;
 	int opt;
 	long i;
 
-	while ((opt = getopt(argc, argv, "n:i:c:w:t:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:i:c:w:S:t:s:P:h")) != -1) {
 		switch (opt) {
 		case 'n': n = arg_long(optarg, 1, MAX_REQ, 'n'); break;
 		case 'i': interval_ms = arg_long(optarg, 1, 60000, 'i'); break;
 		case 'c': cpu_ms = arg_long(optarg, 1, 10000, 'c'); break;
 		case 'w': warmup_ms = arg_long(optarg, 0, 60000, 'w'); break;
+		case 'S': start_us = arg_long(optarg, 1, LONG_MAX, 'S'); break;
 		case 't': tail_ms = arg_long(optarg, 0, 60000, 't'); break;
 		case 's': stat = optarg; break;
+		case 'P': pod_stat = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -137,10 +149,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	usleep(warmup_ms * 1000);
-	if (read_stat(stat, s0))
+	if (start_us < 0)
+		usleep(warmup_ms * 1000);
+	else if (start_us * 1000 < now_ns(CLOCK_MONOTONIC)) {
+		fprintf(stderr, "burst-spin: -S %lld is in the past (now %lld)\n", start_us,
+			now_ns(CLOCK_MONOTONIC) / 1000);
 		return 1;
-	t0 = now_ns(CLOCK_MONOTONIC);
+	}
+	if (read_stat(stat, s0) || (pod_stat && read_stat(pod_stat, p0)))
+		return 1;
+	t0 = start_us < 0 ? now_ns(CLOCK_MONOTONIC) : start_us * 1000;
 	for (i = 0; i < n; i++) {
 		long long arrive = t0 + i * interval_ms * 1000000LL, cpu0;
 
@@ -152,7 +170,7 @@ int main(int argc, char **argv)
 		delay[i] = (now_ns(CLOCK_MONOTONIC) - arrive - cpu_ms * 1000000LL) / 1000;
 	}
 	t1 = now_ns(CLOCK_MONOTONIC);
-	if (read_stat(stat, s1))
+	if (read_stat(stat, s1) || (pod_stat && read_stat(pod_stat, p1)))
 		return 1;
 
 	qsort(delay, n, sizeof(delay[0]), cmp_ll);
@@ -165,6 +183,8 @@ int main(int argc, char **argv)
 	       delay[n - 1], t0 / 1000);
 	for (i = 0; i < n; i++)
 		printf("%s%lld", i ? "," : "", cpu[i] / 1000);
+	for (k = 0; pod_stat && k < NFIELDS; k++)
+		printf(" pod_%s=%lld", fields[k], p0[k] < 0 || p1[k] < 0 ? -1 : p1[k] - p0[k]);
 	putchar('\n');
 	fflush(stdout);
 	usleep(tail_ms * 1000);

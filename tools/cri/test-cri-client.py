@@ -32,7 +32,7 @@ from concurrent import futures
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 CLIENT = os.path.join(HERE, "cri-client")
-SYSTEMD_CALL = ["call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager"]
+SYSTEMD_CALL = ["--", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager"]
 n = failed = 0
 
 
@@ -119,10 +119,16 @@ def fake_busctl(argv):
     if os.environ.get("FAKE_BUSCTL_FAIL"):
         print("Call failed: Access denied", file=sys.stderr)
         return 1
-    if argv[:4] != SYSTEMD_CALL:
+    # As busctl's getopt: every argument before "--" that starts with "-"
+    # is an option, and none is expected ("-.slice" would be one).
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    if any(a.startswith("-") for a in options):
+        print(f"busctl: invalid option in {options}", file=sys.stderr)
+        return 1
+    if argv[:5] != SYSTEMD_CALL:
         print(f"fake busctl: unexpected {argv}", file=sys.stderr)
         return 1
-    method, args = argv[4], argv[6:]
+    method, args = argv[5], argv[7:]
     path = slice_dir(root, args[0])
     if method == "StartTransientUnit":
         props, rest = parse_props(args[2:])
@@ -432,7 +438,7 @@ def test_calls(tmp):
 
     def steps():
         """The events as "cri METHOD" and "busctl METHOD NAME"."""
-        return [f"cri {e['cri']}" if "cri" in e else f"busctl {e['busctl'][4]} {e['busctl'][6]}" for e in events()]
+        return [f"cri {e['cri']}" if "cri" in e else f"busctl {e['busctl'][5]} {e['busctl'][7]}" for e in events()]
 
     def busctl_calls():
         return [e["busctl"] for e in events() if "busctl" in e]
@@ -475,16 +481,16 @@ def test_calls(tmp):
                "run-pod (systemd): kubepods, the QoS slice, the pod slice, each by busctl, before RunPodSandbox", steps())
         calls = busctl_calls()
         pod_call = calls[2] if len(calls) == 3 else []
-        props, rest = parse_props(pod_call[8:]) if pod_call else ({}, None)
-        report(pod_call[:8] == SYSTEMD_CALL + ["StartTransientUnit", "ssa(sv)a(sa(sv))", SLICE, "replace"] and rest == ["0"]
+        props, rest = parse_props(pod_call[9:]) if pod_call else ({}, None)
+        report(pod_call[:9] == SYSTEMD_CALL + ["StartTransientUnit", "ssa(sv)a(sa(sv))", SLICE, "replace"] and rest == ["0"]
                and props.get("Wants") == ["kubepods-burstable.slice"] and props.get("DefaultDependencies") is False
                and props.get("CPUAccounting") is True and props.get("CPUWeight") == 10
                and props.get("CPUQuotaPerSecUSec") == 250000 and props.get("CPUQuotaPeriodUSec") == 100000
                and props.get("Description"),
                "the pod slice: StartTransientUnit replace, Wants its QoS slice, no default dependencies, CPUAccounting, "
                "CPUWeight 10, CPUQuotaPerSecUSec 250000, CPUQuotaPeriodUSec 100000", pod_call)
-        top = parse_props(calls[0][8:])[0] if calls else {}
-        qos = parse_props(calls[1][8:])[0] if len(calls) > 1 else {}
+        top = parse_props(calls[0][9:])[0] if calls else {}
+        qos = parse_props(calls[1][9:])[0] if len(calls) > 1 else {}
         report(top.get("Wants") == ["-.slice"] and qos.get("Wants") == ["kubepods.slice"]
                and not any(k.startswith("CPUQuota") or k == "CPUWeight" for k in {**top, **qos}),
                "the QoS parents: wanted by their parent slice, no CPU limit or weight (the kubelet recomputes those)",
@@ -521,7 +527,7 @@ def test_calls(tmp):
         upd = [e for e in events() if e.get("cri") == "UpdateContainerResources"]
         report([s for s in steps() if not s.startswith(("cri ListContainers", "cri PodSandboxStatus"))] ==
                [f"busctl SetUnitProperties {SLICE}"] * 2 + ["cri UpdateContainerResources"]
-               and [parse_props(c[8:])[0] for c in busctl_calls()] ==
+               and [parse_props(c[9:])[0] for c in busctl_calls()] ==
                [{"CPUQuotaPerSecUSec": 400000, "CPUQuotaPeriodUSec": 100000}, {"CPUWeight": 16}]
                and upd and upd[0].get("cpu.max") == "40000 100000" and upd[0].get("cpu.weight") == "16",
                "resize grow (systemd): the pod slice's quota, then its weight, are set before UpdateContainerResources",
