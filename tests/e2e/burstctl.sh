@@ -82,19 +82,23 @@ bc_finish() {
 }
 # bc_requests NAME: the CPU each request of the run took, in us, one a line.
 bc_requests() { sed -n 's/.* request_cpu_us=\([0-9,]*\).*/\1/p' "$work/$1" | tr , '\n'; }
-# bc_own NAME BURST: the model's throttled periods for the run's own
-# requests, each due at its time and costing what it cost, on one CPU, at
-# the run's own phase of the period, the pool full after the warm-up.
-bc_own() {
+# model_own FILE QUOTA PERIOD BURST: the model's throttled periods for the
+# own requests of the burst-spin run whose line is in FILE, each due at its
+# time and costing what it cost, on one CPU, at the run's own phase of the
+# period, the pool full when the first is due.
+model_own() {
 	local line
-	line=$(cat "$work/$1")
-	bc_requests "$1" | awk -v t0="$(field start_us "$line")" -v iv="$(field interval_ms "$line")" '
+	line=$(cat "$1")
+	sed -n 's/.* request_cpu_us=\([0-9,]*\).*/\1/p' "$1" | tr , '\n' |
+		awk -v t0="$(field start_us "$line")" -v iv="$(field interval_ms "$line")" '
 		BEGIN { print "# cpus: 1"; print "# monotonic_start_us: " t0; print "time_us,cpu_us"; print "0,0" }
 		{ due = (NR - 1) * iv * 1000; if (due > t) { print due ",0"; t = due } t += $1; print t "," $1 }' \
-		>"$work/$1.own.csv"
-	$BC simulate "$work/$1.own.csv" --quota "$BC_Q" --period "$BC_P" --burst "$2" --start full --json |
+		>"$1.own.csv"
+	$BC simulate "$1.own.csv" --quota "$2" --period "$3" --burst "$4" --start full --json |
 		sed -n 's/.*"throttled_periods":\([0-9]*\),.*/\1/p'
 }
+# bc_own NAME BURST: model_own for the run of case NAME at this quota.
+bc_own() { model_own "$work/$1" "$BC_Q" "$BC_P" "$2"; }
 # bc_load FILE: what an earlier case left in $work/FILE.
 bc_load() {
 	[[ -s $work/$1 ]] && return 0

@@ -279,17 +279,23 @@ t_cri_above_quota() { # pod annotation 300% of 250m: burst 75000 above quota on 
 CRI_SPIN=(-n 6 -i 400 -c 25)
 CRI_POD_ANN='{"run.oci.cpu.burst":"20000","burst-e2e.example/not-allowed":"1"}'
 
-# cri_unthrottled OUT: the burst was delivered at both levels in the run
-# left in $work/OUT. Ours: 0 throttled periods in the container and at the
-# pod level. Debian's kernel throttles now and then where the pool should
-# cover a request, as it does without a pod (t_spin_burst runs again for
-# it); there the pod level, with a pool of the same size, must not throttle
-# more than the container.
+# cri_unthrottled OUT QUOTA: the burst (20 ms) was delivered at both levels
+# in the run left in $work/OUT, both with quota QUOTA. Ours: each level's
+# throttled periods within BC_TOLERANCE of the model's for the run's own
+# requests and that level's pool (burstctl.sh: the kernel's slack the model
+# leaves out; seen here: a container throttled once, for 13 ms, that no
+# request waited for). The model says 0 for this load; without the pod's
+# burst it says one a request. Debian's kernel, whose refill the model is
+# not of, also throttles now and then where the pool should cover a request
+# (t_spin_burst runs again for it); there the pod level, with a pool of the
+# same size, must not throttle more than the container.
 cri_unthrottled() {
-	local thr pod
+	local thr pod model
 	thr=$(cri_spin_field "$1" nr_throttled) pod=$(cri_spin_field "$1" pod_nr_throttled)
 	if [[ $expect == patched ]]; then
-		((thr == 0 && pod == 0))
+		model=$(model_own "$work/$1" "$2" 100000 20000)
+		say "$1: throttled periods: container $thr, pod $pod; the model for the run's requests, quota $2, burst 20000: ${model:-?} (tolerance $BC_TOLERANCE)"
+		[[ -n $model ]] && ((thr <= model + BC_TOLERANCE && pod <= model + BC_TOLERANCE))
 	else
 		((pod <= thr))
 	fi
@@ -300,7 +306,7 @@ cri_unthrottled() {
 # /etc/crun/cpu-burst.conf), each under the bursty load: with it, no
 # throttling at either level; without it, the pod-level cgroup throttles.
 cri_pod_pair() {
-	local driver=$1 handler=$2
+	local driver=$1 handler=$2 off thr model
 	cri_run_pod "pod-on-$driver" "$handler" "$driver" "$CRI_POD_ANN" "$(cri_ctr on 200m)" || return 1
 	cri_expect on "20000 100000" 20000 && cri_pod_expect on "20000 100000" 20000 || return 1
 	echo "pod-cgroup = false" >/etc/crun/cpu-burst.conf
@@ -311,8 +317,19 @@ cri_pod_pair() {
 	say "RESULT $driver driver: with the pod-level burst: container $(cri_spin_field "pod-on-$driver" nr_throttled)," \
 		"pod $(cri_spin_field "pod-on-$driver" pod_nr_throttled) throttled periods; without:" \
 		"container $(cri_spin_field "pod-off-$driver" nr_throttled), pod $(cri_spin_field "pod-off-$driver" pod_nr_throttled)"
-	cri_unthrottled "pod-on-$driver" &&
-		(($(cri_spin_field "pod-off-$driver" pod_nr_throttled) > $(cri_spin_field "pod-off-$driver" nr_throttled)))
+	cri_unthrottled "pod-on-$driver" 20000 || return 1
+	# Without the pod's burst the pod level throttles: on ours as the model
+	# says for its pool (20 ms, no burst: one a request), on Debian's more
+	# than the container.
+	off=pod-off-$driver
+	thr=$(cri_spin_field "$off" pod_nr_throttled)
+	if [[ $expect == patched ]]; then
+		model=$(model_own "$work/$off" 20000 100000 0)
+		say "$off: the pod throttled $thr periods; the model for its pool without a burst: ${model:-?} (tolerance $BC_TOLERANCE)"
+		[[ -n $model ]] && ((model > 0 && thr >= model - BC_TOLERANCE && thr <= model + BC_TOLERANCE))
+	else
+		((thr > $(cri_spin_field "$off" nr_throttled)))
+	fi
 }
 
 # cri_resize_check DRIVER MANIFEST NAME LIMIT WANT_MAX: resize container
@@ -341,10 +358,10 @@ cri_pod_systemd() {
 	timeout "$TMO" systemctl daemon-reload && cri_pod_expect on "20000 100000" 20000 || return 1
 	# The kubelet's pod sync sets the slice's quota over D-Bus again.
 	cri sync-pod --cgroup-driver systemd "$m" >/dev/null || return 1
-	cri_pod_expect on "20000 100000" 20000 && cri_spin on rewritten "${CRI_SPIN[@]}" && cri_unthrottled rewritten || return 1
+	cri_pod_expect on "20000 100000" 20000 && cri_spin on rewritten "${CRI_SPIN[@]}" && cri_unthrottled rewritten 20000 || return 1
 	# In-place resize up: the pod first, then the container.
 	cri_resize_check systemd "$m" on 300m "30000 100000" && cri_spin on grown "${CRI_SPIN[@]}" &&
-		cri_unthrottled grown || return 1
+		cri_unthrottled grown 30000 || return 1
 	grep -q '^pod' <(head -1 "$work/resize.out") || { say "growing: the pod was not first"; return 1; }
 	# Down to 100m, below the burst: the container first, then the pod. Ours
 	# takes it; Debian's refuses the container's quota, and the kubelet then
@@ -370,7 +387,7 @@ cri_pod_cgroupfs() {
 	# The kubelet writes the pod's cpu.max (two fields) on each sync, then a resize.
 	cri sync-pod --cgroup-driver cgroupfs "$m" >/dev/null && cri_pod_expect on "20000 100000" 20000 &&
 		cri_resize_check cgroupfs "$m" on 400m "40000 100000" &&
-		cri_spin on cgroupfs-grown "${CRI_SPIN[@]}" && cri_unthrottled cgroupfs-grown
+		cri_spin on cgroupfs-grown "${CRI_SPIN[@]}" && cri_unthrottled cgroupfs-grown 40000
 }
 t_cri_pod_cgroupfs() { # cgroupfs driver (/kubepods/burstable/pod<uid>): the same pair, then the kubelet's cpu.max rewrite and a resize to 400m keep the pod's burst
 	cri_case cri_pod_cgroupfs
