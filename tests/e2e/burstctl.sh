@@ -81,24 +81,28 @@ bc_finish() {
 	[[ -s $work/$1 ]] || { say "no burst-spin line"; return 1; }
 }
 # bc_requests NAME: the CPU each request of the run took, in us, one a line.
-bc_requests() { sed -n 's/.* request_cpu_us=\([0-9,]*\).*/\1/p' "$work/$1" | tr , '\n'; }
-# model_own FILE QUOTA PERIOD BURST: the model's throttled periods for the
-# own requests of the burst-spin run whose line is in FILE, each due at its
-# time and costing what it cost, on one CPU, at the run's own phase of the
-# period, the pool full when the first is due.
+bc_requests() { spin_requests "$(cat "$work/$1")"; }
+# model_own QUOTA PERIOD BURST FILE...: the model's throttled periods for
+# the own requests of the burst-spin runs whose lines are in FILE...: each
+# request due at its time (its run's start, plus its index times the
+# interval) and costing what it cost, all on one CPU in the order they
+# came, at the runs' own phase of the period, the pool full when the first
+# is due. The trace goes to FILE.own.csv (the first FILE).
 model_own() {
-	local line
-	line=$(cat "$1")
-	sed -n 's/.* request_cpu_us=\([0-9,]*\).*/\1/p' "$1" | tr , '\n' |
-		awk -v t0="$(field start_us "$line")" -v iv="$(field interval_ms "$line")" '
-		BEGIN { print "# cpus: 1"; print "# monotonic_start_us: " t0; print "time_us,cpu_us"; print "0,0" }
-		{ due = (NR - 1) * iv * 1000; if (due > t) { print due ",0"; t = due } t += $1; print t "," $1 }' \
-		>"$1.own.csv"
-	$BC simulate "$1.own.csv" --quota "$2" --period "$3" --burst "$4" --start full --json |
+	local quota=$1 period=$2 burst=$3 f line
+	shift 3
+	for f in "$@"; do
+		line=$(cat "$f")
+		spin_requests "$line" |
+			awk -v s="$(field start_us "$line")" -v iv="$(field interval_ms "$line")" '{ print s + (NR - 1) * iv * 1000, $1 }'
+	done | sort -n | awk '
+		NR == 1 { t0 = $1; print "# cpus: 1"; print "# monotonic_start_us: " t0; print "time_us,cpu_us"; print "0,0" }
+		{ due = $1 - t0; if (due > t) { print due ",0"; t = due } t += $2; print t "," $2 }' >"$1.own.csv"
+	$BC simulate "$1.own.csv" --quota "$quota" --period "$period" --burst "$burst" --start full --json |
 		sed -n 's/.*"throttled_periods":\([0-9]*\),.*/\1/p'
 }
 # bc_own NAME BURST: model_own for the run of case NAME at this quota.
-bc_own() { model_own "$work/$1" "$BC_Q" "$BC_P" "$2"; }
+bc_own() { model_own "$BC_Q" "$BC_P" "$2" "$work/$1"; }
 # bc_load FILE: what an earlier case left in $work/FILE.
 bc_load() {
 	[[ -s $work/$1 ]] && return 0

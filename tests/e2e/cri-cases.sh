@@ -154,6 +154,7 @@ cri_spin() {
 			{ say "burst-spin in $name failed: $(tail -2 "$work/spin.err" | tr '\n' ' ')"; return 1; }
 		say "$name, run $try: $line"
 		spin_stalled "$line" || break
+		((try == 3)) || say "(run again)"
 	done
 	echo "$line" >"$work/$out"
 }
@@ -293,7 +294,7 @@ cri_unthrottled() {
 	local thr pod model
 	thr=$(cri_spin_field "$1" nr_throttled) pod=$(cri_spin_field "$1" pod_nr_throttled)
 	if [[ $expect == patched ]]; then
-		model=$(model_own "$work/$1" "$2" 100000 20000)
+		model=$(model_own "$2" 100000 20000 "$work/$1")
 		say "$1: throttled periods: container $thr, pod $pod; the model for the run's requests, quota $2, burst 20000: ${model:-?} (tolerance $BC_TOLERANCE)"
 		[[ -n $model ]] && ((thr <= model + BC_TOLERANCE && pod <= model + BC_TOLERANCE))
 	else
@@ -329,7 +330,7 @@ cri_pod_pair() {
 	# than the container.
 	thr=$(cri_spin_field "$off" pod_nr_throttled)
 	if [[ $expect == patched ]]; then
-		model=$(model_own "$work/$off" 20000 100000 0)
+		model=$(model_own 20000 100000 0 "$work/$off")
 		say "$off: the pod throttled $thr periods; the model for its pool without a burst: ${model:-?} (tolerance $BC_TOLERANCE)"
 		[[ -n $model ]] && ((model > 0 && thr >= model - BC_TOLERANCE && thr <= model + BC_TOLERANCE))
 	else
@@ -426,17 +427,9 @@ cri_three() {
 	thr=$(($(cri_throttled "$pod") - before))
 	for i in 0 1 2; do say "${CRI_THREE[i]}: $(cat "$work/three.$i")"; done
 	for i in 0 1 2; do spin_stalled "$(cat "$work/three.$i")" && say "(not run again: the model is given each request's own CPU)"; done
-	# The pod's demand: every request of the three at its due time, with the
-	# CPU it took, in the order they came (bc_own's trace, merged).
-	for i in 0 1 2; do
-		sed -n 's/.* interval_ms=\([0-9]*\).* start_us=\([0-9]*\) request_cpu_us=\([0-9,]*\).*/\2 \1 \3/p' "$work/three.$i"
-	done | awk '{ n = split($3, c, ","); for (k = 1; k <= n; k++) print $1 + (k - 1) * $2 * 1000, c[k] }' | sort -n |
-		awk 'NR == 1 { t0 = $1; print "# cpus: 1"; print "# monotonic_start_us: " t0; print "time_us,cpu_us"; print "0,0" }
-			{ due = $1 - t0; if (due > t) { print due ",0"; t = due } t += $2; print t "," $2 }' >"$work/three.csv"
-	m_sum=$($BC simulate "$work/three.csv" --quota 60000 --period 100000 --burst 60000 --start full --json |
-		sed -n 's/.*"throttled_periods":\([0-9]*\),.*/\1/p')
-	m_none=$($BC simulate "$work/three.csv" --quota 60000 --period 100000 --burst 0 --start full --json |
-		sed -n 's/.*"throttled_periods":\([0-9]*\),.*/\1/p')
+	# The pod's demand: every request of the three, merged.
+	m_sum=$(model_own 60000 100000 60000 "$work"/three.{0,1,2})
+	m_none=$(model_own 60000 100000 0 "$work"/three.{0,1,2})
 	say "RESULT three containers: the pod-level cgroup throttled $thr periods; the model for the pod's summed pool (quota 60 ms, burst 60 ms), given the requests, $m_sum (tolerance $BC_TOLERANCE); without the pod's burst it would be $m_none"
 	ctr_thr=0
 	for i in 0 1 2; do ctr_thr=$((ctr_thr + $(field nr_throttled "$(cat "$work/three.$i")"))); done

@@ -163,6 +163,8 @@ spin() {
 		burst-spin "$@"
 }
 field() { sed -n "s/.* $1=\([-0-9]*\).*/\1/p" <<<"$2"; }
+# spin_requests LINE: the CPU each request of burst-spin's LINE took, in us, one a line.
+spin_requests() { sed -n 's/.* request_cpu_us=\([0-9,]*\).*/\1/p' <<<"$1" | tr , '\n'; }
 # usage within quota * elapsed periods + burst: Q*(ceil(E/P)+1) + B, plus one
 # 5 ms bandwidth slice per vCPU; the pool may be full when measuring starts.
 within_bound() {
@@ -296,10 +298,10 @@ STALL_US=5000
 # said with the figures when it does.
 spin_stalled() {
 	local max spin
-	max=$(sed -n 's/.* request_cpu_us=\([0-9,]*\).*/\1/p' <<<"$1" | tr , '\n' | sort -n | tail -1)
+	max=$(spin_requests "$1" | sort -n | tail -1)
 	spin=$(($(field cpu_ms "$1") * 1000))
 	((max > spin + STALL_US)) || return 1
-	say "stalled: a request took $max us of CPU for a $spin us spin, more than $STALL_US us over: run again"
+	say "stalled: a request took $max us of CPU for a $spin us spin, more than $STALL_US us over"
 }
 # spin_unthrottled NAME QUOTA BURST SPIN_ARGS...: a run with this quota (per
 # 100 ms) and burst must see 0 throttled periods and usage in bound. A
