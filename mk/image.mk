@@ -34,7 +34,7 @@ IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
 # Rebuild when the choice of packages changes, not only when their files do.
 IMAGE_DEBS_CHOICE := $(IMAGE_DIR)/debs-choice
 
-.PHONY: image-deps image e2e e2e-patched e2e-stock e2e-faults test-harness-image image-demo FORCE
+.PHONY: image-deps image e2e e2e-v1 e2e-patched e2e-stock e2e-faults test-harness-image image-demo FORCE
 
 image-deps:
 	@scripts/image-deps.sh
@@ -55,6 +55,15 @@ e2e-patched: $(KERNEL) $(IMAGE)
 
 e2e-stock: $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 	@tests/e2e/run-image.sh e2e-stock $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) stock $(E2E_TIMEOUT)
+
+# The cases that hold on cgroup v1 too, with systemd booted on v1: what
+# systemd's reload and re-exec do to a container's CPU limits with either
+# cgroup driver (the e2e pair is v2 only). One boot of our kernel, on one
+# core: make test runs it beside the stress suite.
+E2E_V1_CASES := t_reload_keeps
+e2e-v1: $(KERNEL) $(IMAGE)
+	@EXTRA_APPEND="systemd.unified_cgroup_hierarchy=0 burstcfs.e2e.only=$(E2E_V1_CASES) $(EXTRA_APPEND)" \
+		tests/e2e/run-image.sh e2e-v1 $(KERNEL) none $(IMAGE) patched 600
 
 # Both boots run, side by side on two cores (tests/e2e/run-both.sh); the
 # target fails if either did.
