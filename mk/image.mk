@@ -59,10 +59,12 @@ e2e-stock: $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 # The cases that hold on cgroup v1 too, with systemd booted on v1: what
 # systemd's reload and re-exec do to a container's CPU limits with either
 # cgroup driver (the e2e pair is v2 only). One boot of our kernel, on one
-# core: make test runs it beside the stress suite.
+# core: make test runs it beside the stress suite. Only the suite's unit
+# and what it needs start (podman needs D-Bus and systemd, not the rest
+# of multi-user).
 E2E_V1_CASES := t_reload_keeps
 e2e-v1: $(KERNEL) $(IMAGE)
-	@EXTRA_APPEND="systemd.unified_cgroup_hierarchy=0 burstcfs.e2e.only=$(E2E_V1_CASES) $(EXTRA_APPEND)" \
+	@EXTRA_APPEND="systemd.unified_cgroup_hierarchy=0 systemd.unit=burst-e2e.service burstcfs.e2e.only=$(E2E_V1_CASES) $(EXTRA_APPEND)" \
 		tests/e2e/run-image.sh e2e-v1 $(KERNEL) none $(IMAGE) patched 600
 
 # Both boots run, side by side on two cores (tests/e2e/run-both.sh); the
