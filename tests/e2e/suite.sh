@@ -836,11 +836,13 @@ for t in "${tests[@]}"; do
 	pid=$!
 	# The watchdog sleeps by the clock (the runner's stall watchdog,
 	# E2E_STALL_S, counts on the dump coming at TEST_DUMP), in a process
-	# group of its own; the suite waits for the test itself, so the next
+	# group of its own that its sleep shares (set +m), killed as a whole
+	# when the test ends; the suite waits for the test itself, so the next
 	# one starts the moment it ends (polling once a second cost half a
 	# second a case).
 	rm -f "$work/killed"
 	(
+		set +m
 		sleep "$TEST_DUMP"
 		dump_state "$t"
 		sleep $((TEST_LIMIT - TEST_DUMP))
@@ -850,7 +852,7 @@ for t in "${tests[@]}"; do
 	dog=$!
 	wait "$pid"
 	rc=$?
-	kill -- "-$dog" 2>/dev/null
+	kill -KILL -- "-$dog" 2>/dev/null
 	wait "$dog" 2>/dev/null
 	[[ ! -e $work/killed ]] || { rc=1; echo "killed after ${TEST_LIMIT}s" >>"$work/diag"; }
 	ds=$((($(date +%s%N) - t0) / 100000000))
@@ -865,7 +867,11 @@ for t in "${tests[@]}"; do
 	sed 's/^/#   /' "$work/diag"
 done
 set +m
-pm rm -f -t 0 "$UPD" "$PMB" "$NM" e2e-scope e2e-clone e2e-remote e2e-rest >/dev/null 2>&1
+# --ignore: a run of some cases (burstcfs.e2e.only, make e2e-v1) made only
+# some of them, and without it podman removes none. A container left
+# running holds up the power-off: its init, PID 1 of its namespace,
+# ignores systemd-shutdown's SIGTERM, and only the SIGKILL 90 s later ends it.
+pm rm -f --ignore -t 0 "$UPD" "$PMB" "$NM" e2e-scope e2e-clone e2e-remote e2e-rest >/dev/null 2>&1
 [[ ! -s $work/service.pid ]] || kill "$(cat "$work/service.pid")" 2>/dev/null
 echo "# $((n - failed)) passed, $failed failed"
 rc=0
