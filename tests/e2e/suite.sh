@@ -557,20 +557,17 @@ t_crun_update_share_scope() { # the same where the container's cgroup is the sys
 # either cgroup driver, on v2 (this suite) and v1 (make e2e-v1); docs/crun.md
 # "Values an update does not name".
 # cpu_dir NAME: the host-side directory of a running container's cgroup in
-# the cpu controller (v2, or v1's cpu hierarchy).
+# the cpu controller (v2: cg_of's, or v1's cpu hierarchy).
 cpu_dir() {
 	local pid line ctl path
+	[[ -f $CG/cgroup.controllers ]] && { cg_of "$1"; return; }
 	pid=$(pm inspect --format '{{.State.Pid}}' "$1") || return 1
-	if [[ -f $CG/cgroup.controllers ]]; then
-		echo "$CG$(sed -n 's/^0:://p' "/proc/$pid/cgroup")"
-		return
-	fi
 	line=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:' "/proc/$pid/cgroup") || return 1
 	IFS=: read -r _ ctl path <<<"$line"
 	echo "$CG/$ctl$path"
 }
-# cpu_vals DIR: "QUOTA PERIOD BURST" as the kernel has them (no quota: max on
-# v2, -1 on v1).
+# cpu_vals DIR: "QUOTA PERIOD BURST" as the kernel has them (no quota:
+# cpu_no_quota's word).
 cpu_vals() {
 	if [[ -f $1/cpu.max ]]; then
 		echo "$(cat "$1/cpu.max") $(cat "$1/cpu.max.burst")"
@@ -578,6 +575,8 @@ cpu_vals() {
 		echo "$(cat "$1/cpu.cfs_quota_us") $(cat "$1/cpu.cfs_period_us") $(cat "$1/cpu.cfs_burst_us")"
 	fi
 }
+# cpu_no_quota: how cpu_vals says "no quota": max on v2, -1 on v1.
+cpu_no_quota() { [[ -f $CG/cgroup.controllers ]] && echo max || echo -1; }
 # The containers: one in crun's sub-cgroup of its systemd scope (NM), one
 # whose cgroup is the scope itself (e2e-scope), one under cgroupfs. The
 # first two are the earlier cases' when they ran (the v2 suite), else made
@@ -593,13 +592,12 @@ reload_run() {
 # reload_check STEP: each RELOAD container's values after systemctl STEP
 # against $work/reload.NAME (before); 1 when one is not what docs/crun.md says.
 reload_check() {
-	local name dir got want noq ok=0
-	[[ -f $CG/cgroup.controllers ]] && noq=max || noq=-1
+	local name dir got want ok=0
 	for name in "${RELOAD[@]}"; do
 		dir=$(cpu_dir "$name") || return 1
 		got=$(cpu_vals "$dir")
 		want=$(cat "$work/reload.$name")
-		[[ $name == e2e-scope ]] && want="$noq 100000 10000"
+		[[ $name == e2e-scope ]] && want="$(cpu_no_quota) 100000 10000"
 		say "after $1: $name $(basename "$dir"): $got (want $want)"
 		[[ $got == "$want" ]] || ok=1
 	done
@@ -620,8 +618,7 @@ reload_scope_update() {
 	[[ $got == "$2 10000" ]]
 }
 t_reload_keeps() { # systemctl daemon-reload, daemon-reexec: containers in crun's sub-cgroup (systemd) and under cgroupfs keep their values; the scope container gets systemd's no-quota, which crun update keeps (unnamed values from the cgroup) and podman update replaces (its stored config, as runc)
-	local name dir noq ok=0
-	[[ -f $CG/cgroup.controllers ]] && noq=max || noq=-1
+	local name dir ok=0
 	reload_run "$NM" --cgroup-manager systemd run &&
 		reload_run e2e-scope --cgroup-manager systemd run --annotation run.oci.systemd.subgroup= &&
 		reload_run e2e-rl-fs --cgroup-manager cgroupfs run || return 1
@@ -638,7 +635,7 @@ t_reload_keeps() { # systemctl daemon-reload, daemon-reexec: containers in crun'
 	systemctl daemon-reexec || { say "systemctl daemon-reexec failed"; return 1; }
 	reload_check daemon-reexec || ok=1
 	# runc 1.1 would write its stored quota: 25000 40000.
-	reload_scope_update crun "$noq 40000" || ok=1
+	reload_scope_update crun "$(cpu_no_quota) 40000" || ok=1
 	reload_scope_update podman "25000 40000" || ok=1
 	pm rm -f -t 0 e2e-rl-fs >/dev/null 2>&1
 	return $ok
