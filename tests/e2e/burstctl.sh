@@ -23,7 +23,7 @@ BC=/usr/local/bin/burstctl
 # period, so the requests meet it at many phases.
 BC_SPIN=(-n 8 -i 430 -c 30)
 BC_Q=10000 BC_P=100000
-# The burst well below B: B is at least 20 ms (t_bc_advise), and with
+# The burst well below B: B is 20 ms or more for 30 ms requests, and with
 # 5 ms the pool (15 ms) is half-way between the sizes at which a 30 ms
 # request's throttles change (10, 20, 30 ms), so a millisecond more or less
 # of demand or of the kernel's slack moves nothing.
@@ -183,8 +183,40 @@ t_bc_record() { # burstctl record traces an unlimited bursty container: no throt
 		((spin_us >= 8 * 30000 && trace_us >= spin_us && trace_us <= spin_us * 5 / 4))
 }
 
-t_bc_advise() { # burstctl advise: the smallest burst for quota 10 ms / 100 ms, and the model at 5 ms
-	local json b low=$BC_LOW row best worst
+# bc_pool_bounds TRACE: "LO HI", the pool (quota + burst) that a replay of
+# TRACE at BC_Q/BC_P needs to run without a throttle lies in [LO, HI] at any
+# phase of the period, by the token bucket alone: a pool capped at C runs
+# dry exactly when some stretch asks for more than C plus the refills that
+# fall inside it. Samples i..j hold demand that came somewhere in
+# (t[i-1], t[j]]: it spans at least t[j-1] - t[i], so at least
+# floor(that / period) refills fall inside it whatever the phase (HI), and
+# at most t[j] - t[i-1], so at most ceil(that / period) (LO). It is not the
+# model's replay: it knows nothing of phases, onset or how a sample's
+# demand is spread.
+bc_pool_bounds() {
+	awk -F, -v q="$BC_Q" -v p="$BC_P" '
+		/^[0-9]/ { if (n++ && $2 > 0) { m++; t0[m] = prev; t1[m] = $1; d[m] = $2 } prev = $1 }
+		END {
+			lo = hi = 0
+			for (i = 1; i <= m; i++) {
+				s = 0
+				for (j = i; j <= m; j++) {
+					s += d[j]
+					span = j > i ? t0[j] - t1[i] : 0
+					if (span < 0) span = 0
+					v = s - int(span / p) * q
+					if (v > hi) hi = v
+					span = t1[j] - t0[i]
+					v = s - int((span + p - 1) / p) * q
+					if (v > lo) lo = v
+				}
+			}
+			print lo, hi
+		}' "$1"
+}
+
+t_bc_advise() { # burstctl advise: the smallest burst for quota 10 ms / 100 ms, within the pool the trace's demand needs
+	local json b low=$BC_LOW row best worst lo hi
 	bc_load bc-trace.csv || return 1
 	$BC advise "$work/bc-trace.csv" --quota "$BC_Q" --period "$BC_P" >"$work/bc-advise" 2>&1 ||
 		{ say "advise: $(cat "$work/bc-advise")"; return 1; }
@@ -199,11 +231,12 @@ t_bc_advise() { # burstctl advise: the smallest burst for quota 10 ms / 100 ms, 
 	say "advice: burst $b us; at $low us the model predicts $best to $worst throttled periods for the recorded demand"
 	[[ -n $worst && -n $best ]] || return 1
 	echo "$b $low $best $worst" >"$work/bc-advice"
-	# A request is at least 30 ms of CPU (burst-spin spins that much of its
-	# thread's CPU time) and in the worst phase no refill falls inside it,
-	# so quota + B >= 30 ms. Nor need the pool hold more than the largest
-	# burst of demand in the trace: quota + B <= that (1 ms for rounding).
-	((b >= 30000 - BC_Q && b + BC_Q <= $(cat "$work/bc-request-max") + 1000))
+	# The advice is the model's; the bounds are the trace's own (above). A
+	# pool of quota + B outside them is advice for another demand. (1 us:
+	# advise answers in whole microseconds.)
+	read -r lo hi < <(bc_pool_bounds "$work/bc-trace.csv")
+	say "quota + B = $((BC_Q + b)) us; the trace's demand needs a pool of $lo to $hi us"
+	((BC_Q + b >= lo - 1 && BC_Q + b <= hi + 1))
 }
 
 t_bc_burst() { # the workload with the advised --cpu-burst B: 0 throttled periods (ours); stock refuses burst > quota
