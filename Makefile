@@ -138,7 +138,7 @@ initramfs: $(INITRAMFS)
 
 # Host only, no guest: the series applies and is checkpatch-clean, and the
 # pipeline's own scripts behave (tests/host).
-check: check-series checkpatch check-model check-host check-crun check-bench check-burstctl check-cri check-fuzz
+check: check-series checkpatch check-model check-host check-node-config check-crun check-bench check-burstctl check-cri check-fuzz
 
 MODEL_TEST := $(B)/model/test-bw-model
 
@@ -260,6 +260,7 @@ clean:
 include mk/crun.mk
 include mk/podman.mk
 IMAGE_DEBS := $(CRUN_DEB) $(PODMAN_DEB)
+include mk/node-kernel.mk
 include mk/repo.mk
 include mk/image.mk
 include mk/node.mk

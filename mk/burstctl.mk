@@ -3,6 +3,8 @@
 # Makefile after its definitions of B, GUEST_CFLAGS, MODEL_SRC and
 # MODEL_HDR and after mk/image.mk. Targets:
 #   burstctl        build/burstctl/burstctl, static (the e2e image installs it)
+#   burstctl-deb    build/burstctl/burstctl.deb, its Debian package (make repo
+#                   ships it to nodes)
 #   check-burstctl  host unit tests: the replay on hand-computed traces, then
 #                   burstctl's values, traces, advice, cgroup lookups and binary
 
@@ -17,13 +19,18 @@ BURSTCTL_TEST := $(BURSTCTL_DIR)/test-burstctl
 REPLAY_TEST := $(BURSTCTL_DIR)/test-bw-replay
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
-.PHONY: burstctl check-burstctl
+.PHONY: burstctl burstctl-deb check-burstctl
 
 $(BURSTCTL): $(BURSTCTL_SRCS) $(BURSTCTL_HDRS) | deps-kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $(BURSTCTL_SRCS)
 
 burstctl: $(BURSTCTL)
+
+$(BURSTCTL_DEB): $(BURSTCTL) scripts/burstctl-deb.sh docs/burstctl.md
+	@scripts/burstctl-deb.sh $(BURSTCTL) $@
+
+burstctl-deb: $(BURSTCTL_DEB)
 
 $(REPLAY_TEST): model/test-bw-replay.c model/bw-replay.c $(MODEL_SRC) model/bw-replay.h $(MODEL_HDR) \
 		tests/kernel/tap.c tests/kernel/tap.h | deps-kernel

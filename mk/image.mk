@@ -29,7 +29,7 @@ E2E_TIMEOUT ?= 1500
 IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
 	tests/e2e/suite.sh tests/e2e/demo.sh tests/e2e/burst-spin.c tests/e2e/stock-initrd-init \
 	tests/e2e/cri-cases.sh tests/e2e/load-cases.sh tools/cri/cri.proto tools/cri/cri-client tools/cri/oci-image tools/cri/stage.sh \
-	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh \
+	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh scripts/kernel-initrd.sh \
 	bench/suite.sh bench/image-bench.sh
 # Rebuild when the choice of packages changes, not only when their files do.
 IMAGE_DEBS_CHOICE := $(IMAGE_DIR)/debs-choice
@@ -43,10 +43,10 @@ $(IMAGE_DEBS_CHOICE): FORCE
 	@mkdir -p $(@D)
 	@echo '$(IMAGE_DEBS)' | cmp -s - $@ || echo '$(IMAGE_DEBS)' >$@
 
-# The repository is order-only: it changes with the kernel too, which the
-# image does not carry.
-$(IMAGE) $(IMAGE_STOCK_INITRD) &: $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(IMAGE_DEBS_CHOICE) | image-deps $(if $(IMAGE_DEBS),$(REPO_STAMP))
-	@scripts/image-build.sh $(IMAGE_DIR) $(BASELINE) $(if $(IMAGE_DEBS),$(REPO) $(IMAGE_DEBS))
+# The repository is order-only: its files change with every rebuild (a new
+# signature), the packages the image carries only with IMAGE_DEBS.
+$(IMAGE) $(IMAGE_STOCK_INITRD) &: $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(IMAGE_DEBS_CHOICE) | image-deps $(if $(IMAGE_DEBS),$(IMAGE_REPO_STAMP))
+	@scripts/image-build.sh $(IMAGE_DIR) $(BASELINE) $(if $(IMAGE_DEBS),$(IMAGE_REPO) $(IMAGE_DEBS))
 
 image: $(IMAGE) $(IMAGE_STOCK_INITRD)
 

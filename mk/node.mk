@@ -1,8 +1,10 @@
 # A node, and the image for a person. Included by the top Makefile after
 # mk/repo.mk and mk/image.mk. Targets:
-#   node-image   build/node/image.raw: the e2e image with our kernel installed
-#                from our repository too; mkosi copies the installed vmlinuz
-#                out as build/node/image.vmlinuz and boots that
+#   node-image   build/node/image.raw: the e2e image with the node kernel
+#                (mk/node-kernel.mk) installed from our repository too;
+#                mkosi copies the installed vmlinuz out as
+#                build/node/image.vmlinuz and boots that, with an initrd for
+#                the disk drivers the node kernel has as modules
 #   test-node    one boot of the node image on its installed kernel, the e2e
 #                suite's smoke subset (NODE_SMOKE); checks the guest runs the
 #                repository's kernel, crun and podman
@@ -21,20 +23,20 @@ NODE_SMOKE ?= t_quota_only,t_ann_above_quota,t_spin_burst_above,t_pm_burst,t_pm_
 
 .PHONY: node-image test-node vm vm-node test-vm
 
-$(NODE_IMAGE): $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(REPO_STAMP) | image-deps
-	@scripts/image-build.sh $(NODE_DIR) $(BASELINE) $(REPO) $(IMAGE_DEBS) \
-		$(KERNEL_DEB_DIR)/$$(grep '^linux-image-' $(KERNEL_DEB_LIST))
+$(NODE_IMAGE): $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(BURSTCTL_DEB) $(REPO_STAMP) | image-deps
+	@scripts/image-build.sh $(NODE_DIR) $(BASELINE) $(REPO) $(IMAGE_DEBS) $(BURSTCTL_DEB) \
+		$(NODE_DEB_DIR)/$$(grep '^linux-image-' $(NODE_DEB_LIST))
 
 node-image: $(NODE_IMAGE)
 
-test-node: $(NODE_IMAGE)
-	@tests/e2e/run-node.sh $(NODE_IMAGE) $(REPO) '$(NODE_SMOKE)' $(E2E_TIMEOUT)
+test-node: $(NODE_IMAGE) $(NODE_INITRD)
+	@tests/e2e/run-node.sh $(NODE_IMAGE) $(NODE_INITRD) $(REPO) '$(NODE_SMOKE)' $(E2E_TIMEOUT)
 
 vm: $(KERNEL) $(IMAGE)
 	@scripts/vm.sh $(KERNEL) $(IMAGE)
 
-vm-node: $(NODE_IMAGE)
-	@scripts/vm.sh installed $(NODE_IMAGE)
+vm-node: $(NODE_IMAGE) $(NODE_INITRD)
+	@scripts/vm.sh installed $(NODE_IMAGE) $(NODE_INITRD)
 
 test-vm: $(KERNEL) $(IMAGE) | image-deps
 	@tests/e2e/drive-vm.sh $(B)/results/vm vm

@@ -1,31 +1,34 @@
 # Our packages as a node installs them (docs/install.md). Included by the top
-# Makefile after B, KERNEL, KERNEL_SRC and IMAGE_DEBS are defined, before
-# mk/image.mk (the image installs crun and podman from the repository).
-# Targets:
-#   kernel-deb   build/kernel-deb/: linux-image and linux-headers of our
-#                kernel, bindeb-pkg in the guests' object tree (obj-guest),
-#                cached by the kernel's key like the bzImage
-#   repo         build/repo/: a signed apt repository (reprepro) with those,
-#                crun and podman; what an operator copies to a node
+# Makefile after B, KERNEL and IMAGE_DEBS are defined, before mk/image.mk
+# (the image installs crun and podman from a repository) and mk/node.mk
+# (which builds the node kernel). Targets:
+#   repo         build/repo/: a signed apt repository (reprepro) with the node
+#                kernel (make node-kernel), crun, podman and burstctl
+#                (mk/burstctl.mk makes its package); what an operator copies
+#                to a node
+#   image-repo   build/image-repo/: the same with crun and podman only, which
+#                the e2e image installs as a node does; `make test` builds it
+#                and never waits on the node kernel's build
 
-KERNEL_DEB_DIR := $(B)/kernel-deb
-KERNEL_DEB_LIST := $(KERNEL_DEB_DIR)/debs.list
 REPO := $(B)/repo
 REPO_STAMP := $(REPO)/PACKAGES
+IMAGE_REPO := $(B)/image-repo
+IMAGE_REPO_STAMP := $(IMAGE_REPO)/PACKAGES
+BURSTCTL_DEB := $(B)/burstctl/burstctl.deb
+REPO_INPUTS := scripts/repo-build.sh mkosi.extra/etc/apt/preferences.d/burst-packages.pref
 
-.PHONY: kernel-deb repo
+.PHONY: repo image-repo
 
 # scripts/kernel-build.sh sources the build environment it shares with
-# scripts/kernel-deb.sh.
+# scripts/node-kernel.sh.
 $(KERNEL) $(KERNEL_DEBUG) $(KERNEL_KCSAN) $(KERNEL_MAINLINE): scripts/lib/kbuild.sh scripts/lib/kconfig-base.sh
 
-$(KERNEL_DEB_LIST): $(KERNEL) scripts/kernel-deb.sh scripts/lib/kbuild.sh | deps-kernel
-	@KERNEL_TESTED=$(KERNEL) scripts/kernel-deb.sh $(KERNEL_SRC) $(B)/kernel/obj-guest $(KERNEL_DEB_DIR) $(GUEST_FRAGMENT)
-
-kernel-deb: $(KERNEL_DEB_LIST)
-
-$(REPO_STAMP): $(KERNEL_DEB_LIST) $(IMAGE_DEBS) scripts/repo-build.sh \
-		mkosi.extra/etc/apt/preferences.d/burst-packages.pref | image-deps
-	@scripts/repo-build.sh $(REPO) $$(sed 's,^,$(KERNEL_DEB_DIR)/,' $(KERNEL_DEB_LIST)) $(IMAGE_DEBS)
+$(REPO_STAMP): $(NODE_DEB_LIST) $(IMAGE_DEBS) $(BURSTCTL_DEB) $(REPO_INPUTS) | image-deps
+	@scripts/repo-build.sh $(REPO) $$(sed 's,^,$(NODE_DEB_DIR)/,' $(NODE_DEB_LIST)) $(IMAGE_DEBS) $(BURSTCTL_DEB)
 
 repo: $(REPO_STAMP)
+
+$(IMAGE_REPO_STAMP): $(IMAGE_DEBS) $(REPO_INPUTS) | image-deps
+	@scripts/repo-build.sh $(IMAGE_REPO) $(IMAGE_DEBS)
+
+image-repo: $(IMAGE_REPO_STAMP)

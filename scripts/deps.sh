@@ -8,8 +8,10 @@ tag=deps
 . "$(dirname "$0")/lib/apt.sh"
 
 declare -A groups=(
-	# fakeroot: `make kernel-deb` (bindeb-pkg) packs as a fake root.
-	[kernel]="linux-source-6.1 build-essential bc bison flex libelf-dev
+	# fakeroot: `make node-kernel` (bindeb-pkg) packs as a fake root.
+	# linux-config-6.1: Debian's own kernel configurations, which the node
+	# kernel starts from (scripts/node-kernel-config.sh).
+	[kernel]="linux-source-6.1 linux-config-6.1 build-essential bc bison flex libelf-dev
 		libssl-dev cpio zstd xz-utils kmod rsync git ccache quilt
 		devscripts dpkg-dev fakeroot qemu-system-x86 busybox-static perl
 		python3 libc6-dev"

@@ -3,12 +3,13 @@
 # generated here): OUT_DIR/image.raw, its package manifest, and the initrd
 # that boots Debian's stock kernel on it.
 # Usage: scripts/image-build.sh OUT_DIR STOCK_VMLINUZ [REPO_DIR DEB...]
-#   REPO_DIR  our apt repository (make repo): apt installs from it, through
+#   REPO_DIR  our apt repository (make repo, make image-repo): apt installs from it, through
 #             its own source, key and pin, as on a node (docs/install.md)
 #   DEB       our packages the image must carry, each installed from
 #             REPO_DIR (which must hold that very file) and checked in the
-#             image: crun, podman; also a kernel package (`make test-node`'s
-#             image), which mkosi then copies out as OUT_DIR/image.vmlinuz.
+#             image: crun, podman; also the node kernel's package (`make
+#             test-node`'s image), which mkosi then copies out as
+#             OUT_DIR/image.vmlinuz.
 #             None: Debian's crun and podman.
 # Caches (outside the clone, reused by the next build): the apt package
 # cache and mkosi's incremental base image under $BURST_CACHE/mkosi, and

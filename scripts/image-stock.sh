@@ -3,10 +3,8 @@
 # e2e image without installing its package there:
 #  - its modules (podman's overlay, veth, bridge, nf_tables... are modules in
 #    that kernel), depmod'ed on the host, into an extra tree for mkosi;
-#  - a small busybox initrd that loads virtio-pci and the disk drivers
-#    (virtio-blk for a plain qemu -drive, virtio-scsi + sd for `mkosi qemu`,
-#    which attaches the image as a SCSI disk) and mounts the image's root
-#    partition (tests/e2e/stock-initrd-init).
+#  - a small busybox initrd that loads the disk drivers and mounts the
+#    image's root partition (scripts/kernel-initrd.sh).
 # Our own kernel needs neither: everything is built in.
 # Usage: scripts/image-stock.sh VMLINUZ MODULES_TREE_OUT INITRD_OUT
 set -euo pipefail
@@ -32,21 +30,4 @@ mkdir -p "$tree/usr/lib/modules"
 cp -a "$tmp/pkg/lib/modules/$kver" "$tree/usr/lib/modules/"
 echo "image-stock: $kver modules ($(du -sh "$tree" | cut -f1)) from $(basename "$deb")"
 
-# Initrd: the modules the root disk needs, in dependency order.
-mkdir -p "$tmp/initrd"/{bin,dev,proc,sys,modules,newroot}
-cp /bin/busybox "$tmp/initrd/bin/busybox"
-for applet in $(/bin/busybox --list); do
-	[[ $applet == busybox ]] || ln -s busybox "$tmp/initrd/bin/$applet"
-done
-modprobe -d "$tmp/pkg" -S "$kver" --show-depends -a virtio_pci virtio_blk virtio_scsi sd_mod |
-	awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' >"$tmp/list"
-[[ -s $tmp/list ]] || { echo "image-stock: no module list for virtio_pci virtio_blk virtio_scsi sd_mod" >&2; exit 1; }
-while read -r ko; do
-	cp "$ko" "$tmp/initrd/modules/"
-	basename "$ko" >>"$tmp/initrd/modules/order"
-done <"$tmp/list"
-install -m 755 "$top/tests/e2e/stock-initrd-init" "$tmp/initrd/init"
-mkdir -p "$(dirname "$initrd")"
-(cd "$tmp/initrd" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$initrd.tmp"
-mv "$initrd.tmp" "$initrd"
-echo "image-stock: $initrd ($(du -h "$initrd" | cut -f1): $(tr '\n' ' ' <"$tmp/initrd/modules/order"))"
+"$top/scripts/kernel-initrd.sh" "$tmp/pkg" "$kver" "$initrd"

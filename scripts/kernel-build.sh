@@ -18,18 +18,18 @@ fragments=()
 for fragment; do fragments+=("$(realpath "$fragment")"); done
 
 # ccache, the source tree lock, kmake, the cache key: shared with
-# scripts/kernel-deb.sh.
+# scripts/node-kernel.sh.
 . "$(dirname "$0")/lib/kbuild.sh"
 . "$(dirname "$0")/lib/kconfig-base.sh"
+. "$(dirname "$0")/lib/kconfig-check.sh"
 kbuild_lock
 
 # A bzImage built before with the same key (scripts/lib/kbuild.sh) is
 # reused: a fresh clone then skips kbuild's minutes of linking and objtool
-# that ccache cannot save. KERNEL_BUILD_REUSE=0 builds in OBJ_DIR anyway
-# (scripts/kernel-deb.sh packages from the object tree).
+# that ccache cannot save.
 kernels=$cache/kernels
 key=$(kbuild_key "${fragments[@]}")
-if [[ -n $key && -f $kernels/bzImage-$key && ${KERNEL_BUILD_REUSE:-1} != 0 ]]; then
+if [[ -n $key && -f $kernels/bzImage-$key ]]; then
 	mkdir -p "$(dirname "$out")"
 	cp "$kernels/bzImage-$key" "$out"
 	echo "kernel-build: $out from $kernels/bzImage-$key (built before from the same tree, config and compiler)"
@@ -54,18 +54,7 @@ if ! cmp -s "$obj/.config.wanted" "$obj/.config.inputs" 2>/dev/null || [[ ! -f $
 	cp "$obj/.config.wanted" "$obj/.config.inputs"
 fi
 
-dropped=()
-while IFS= read -r line; do
-	case $line in
-	CONFIG_*=*)
-		grep -qxF -- "$line" "$obj/.config" || dropped+=("$line (have: $(grep -E "^(# )?${line%%=*}[= ]" "$obj/.config" || echo unset))")
-		;;
-	"# CONFIG_"*" is not set")
-		sym=${line#\# }; sym=${sym%% *}
-		! grep -q "^$sym=" "$obj/.config" || dropped+=("$line (have: $(grep "^$sym=" "$obj/.config"))")
-		;;
-	esac
-done < <(cat "${fragments[@]}")
+mapfile -t dropped < <(kconfig_dropped "$obj/.config" "${fragments[@]}")
 if ((${#dropped[@]})); then
 	echo "kernel-build: Kconfig did not honour these fragment options:" >&2
 	printf '  %s\n' "${dropped[@]}" >&2

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Build our apt repository with reprepro, signed, from our .debs: the kernel
-# (make kernel-deb), crun and podman. What an operator copies to a node
-# (docs/install.md), and what the e2e image installs crun and podman from.
+# Build an apt repository of ours with reprepro, signed, from our .debs: the
+# node kernel (make node-kernel), crun and podman for a node (make repo,
+# docs/install.md); crun and podman alone for the e2e image (make image-repo).
 # Usage: scripts/repo-build.sh OUT_DIR DEB...
 # OUT_DIR gets, besides dists/ and pool/ (and reprepro's conf/ and db/):
 #   burst-cfs-archive-keyring.gpg  the public key the Release file is signed with

@@ -1,11 +1,10 @@
-# The kernel build environment shared by scripts/kernel-build.sh (bzImage)
-# and scripts/kernel-deb.sh (Debian packages): the same ccache, the same
-# lock, the same cache key, and the same release and build version on every
-# make, so the packaged kernel is built like the bzImage the guests boot and
-# packaging in the guests' object tree recompiles and relinks nothing.
+# The kernel build environment shared by scripts/kernel-build.sh (the
+# guests' bzImages) and scripts/node-kernel*.sh (the node kernel's
+# packages): the same ccache, the same locks, the same cache key, and the
+# same release and build version on every make of one object tree.
 # Sourced after setting src (source tree) and obj (object tree). Sets:
 #   kmake              make -C src O=obj -jN LOCALVERSION=... KBUILD_BUILD_VERSION=...
-#   kernel_pkgversion  the Debian version of our kernel packages
+#   kernel_pkgversion  linux-source-6.1's version plus +burst1
 # shellcheck shell=bash
 
 cache=${BURST_CACHE:-/var/cache/burst-cfs}
@@ -47,14 +46,12 @@ kbuild_key() {
 }
 
 # What the kernel says it is: `uname -r` is 6.1.N-burst-cfs-g<commit of the
-# series' last patch> (CONFIG_LOCALVERSION_AUTO adds the commit). The package
-# version is Debian's linux-source version plus our suffix, like crun's and
-# podman's; bindeb-pkg takes its revision (after the last '-') as the build
-# number in `uname -v`, so every build here uses that number too.
+# series' last patch> (CONFIG_LOCALVERSION_AUTO adds the commit). Its build
+# number in `uname -v` is the revision of Debian's linux-source version plus
+# our suffix (3+burst1), as the node kernel's package has it.
 kernel_localversion=-burst-cfs
 # Reproducible: no build date, user or host of this machine in `uname -v`,
-# so every clone builds the same tree into the same bzImage (the packaged
-# kernel is then the tested one even when the test's came from the cache).
+# so every clone builds the same tree into the same bzImage.
 KBUILD_BUILD_TIMESTAMP=$(git -C "$src" log -1 --format=%cD 2>/dev/null || echo 'Thu, 1 Jan 1970 00:00:00 +0000')
 export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER=burst-cfs KBUILD_BUILD_HOST=burst-cfs
 kernel_pkgversion=$(dpkg-query -W -f='${Version}' linux-source-6.1)+burst1

@@ -810,6 +810,7 @@ echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite
 echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), podman package $(dpkg-query -W -f='${Version}' podman), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
 # The kernel's package when it was installed from one (make test-node), else none.
 echo "# kernel package $(dpkg-query -W -f='${Version}' "linux-image-$(uname -r)" 2>/dev/null || echo none)"
+echo "# burstctl package $(dpkg-query -W -f='${Version}' burstctl 2>/dev/null || echo none)"
 echo "1..${#tests[@]}"
 failed=0 n=0
 # A test that hangs must not hang the suite: after TEST_DUMP seconds the
