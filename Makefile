@@ -58,9 +58,9 @@ GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -static -pthread
 # the benchmark link this one file.
 MODEL_SRC := model/bw-model.c
 MODEL_HDR := model/bw-model.h
-KTEST_COMMON := tests/kernel/tap.c tests/kernel/cg.c lib/cgfile.c tests/kernel/pool.c $(MODEL_SRC)
+KTEST_COMMON := lib/tap.c tests/kernel/cg.c lib/cgfile.c tests/kernel/pool.c $(MODEL_SRC)
 KTEST_SRCS := tests/kernel/burst-kernel.c $(wildcard tests/kernel/test-*.c) $(KTEST_COMMON)
-KTEST_HDRS := $(wildcard tests/kernel/*.h) $(MODEL_HDR) lib/cgfile.h
+KTEST_HDRS := $(wildcard tests/kernel/*.h) $(MODEL_HDR) lib/tap.h lib/cgfile.h
 KTEST := $(B)/tests/burst-kernel
 STRESS_SRCS := tests/kernel/burst-stress.c tests/kernel/write-fuzz.c $(KTEST_COMMON)
 STRESS := $(B)/tests/burst-stress
@@ -142,9 +142,9 @@ check: check-series checkpatch check-model check-host check-node-config check-cr
 
 MODEL_TEST := $(B)/model/test-bw-model
 
-$(MODEL_TEST): model/test-bw-model.c $(MODEL_SRC) $(MODEL_HDR) tests/kernel/tap.c tests/kernel/tap.h
+$(MODEL_TEST): model/test-bw-model.c $(MODEL_SRC) $(MODEL_HDR) lib/tap.c lib/tap.h
 	@mkdir -p $(@D)
-	gcc -O2 -g -Wall -Wextra -Werror -o $@ model/test-bw-model.c $(MODEL_SRC) tests/kernel/tap.c
+	gcc -O2 -g -Wall -Wextra -Werror -o $@ model/test-bw-model.c $(MODEL_SRC) lib/tap.c
 
 # The reference model against hand-computed cases.
 check-model: $(MODEL_TEST)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * burstbench: the parts with no threads and no clocks, so the host unit
- * tests (bench/test-*.c) can check them: argument parsing, statistics,
- * and the parsers for the cgroup files the benchmark reports.
+ * tests (bench/test-*.c) can check them: argument parsing and statistics.
+ * The parsers for the cgroup files the benchmark reports are shared with
+ * burstctl: lib/cgroup.h.
  */
 #ifndef BURSTBENCH_BB_H
 #define BURSTBENCH_BB_H
@@ -75,65 +76,5 @@ uint64_t bb_usage_bound(uint64_t quota, uint64_t period, uint64_t burst, uint64_
 uint64_t bb_served_ns(uint64_t start, uint64_t end, uint64_t last_done);
 /* completed requests per second over elapsed ns; 0 when elapsed is 0. */
 double bb_achieved_rps(uint64_t completed, uint64_t elapsed);
-
-/* --- cgroup files (cgroup.c) ----------------------------------------------- */
-
-enum bb_stat {
-	BB_USAGE_USEC,
-	BB_NR_PERIODS,
-	BB_NR_THROTTLED,
-	BB_THROTTLED_USEC,
-	BB_NR_BURSTS,
-	BB_BURST_USEC,
-	BB_NSTAT,
-};
-extern const char *const bb_stat_names[BB_NSTAT];
-
-struct bb_cpustat {
-	uint64_t v[BB_NSTAT];
-	bool have[BB_NSTAT];
-};
-
-/* The guest's CPU time by kind, the first line of /proc/stat (costbench). */
-enum bb_procstat_kind {
-	BB_CPU_USER,
-	BB_CPU_NICE,
-	BB_CPU_SYSTEM,
-	BB_CPU_IDLE,
-	BB_CPU_IOWAIT,
-	BB_CPU_IRQ,
-	BB_CPU_SOFTIRQ,
-	BB_CPU_STEAL,
-	BB_NPROCSTAT,
-};
-extern const char *const bb_procstat_names[BB_NPROCSTAT];
-
-struct bb_procstat {
-	uint64_t v[BB_NPROCSTAT];	/* clock ticks, summed over CPUs */
-};
-
-/*
- * The "cpu " line of a /proc/stat text: its first eight numbers (guest time
- * is already in user and nice). 0, or -EINVAL without such a line.
- */
-int bb_parse_procstat(const char *text, struct bb_procstat *st);
-
-/* Fills the keys it finds in a cpu.stat text; returns how many. */
-int bb_parse_cpustat(const char *text, struct bb_cpustat *st);
-/* after - before, for the keys both have. */
-void bb_cpustat_delta(const struct bb_cpustat *before, const struct bb_cpustat *after,
-		      struct bb_cpustat *delta);
-/* "QUOTA PERIOD" or "max PERIOD"; quota 0 means no limit. 0 or -EINVAL. */
-int bb_parse_cpumax(const char *text, uint64_t *quota, uint64_t *period);
-/* A single decimal number (cpu.max.burst). 0 or -EINVAL. */
-int bb_parse_u64(const char *text, uint64_t *v);
-/* The cgroup2 path from a /proc/PID/cgroup text ("0::/a/b"). 0 or -ENOENT. */
-int bb_own_cgroup(const char *proc_cgroup, char *out, size_t len);
-/*
- * The directory of cgroup path cg (as /proc/self/cgroup shows it) given a
- * /proc/self/mountinfo text: the cgroup2 mount point plus cg relative to
- * the mount's root. 0, -ENOENT (no cgroup2 mount) or -ENAMETOOLONG.
- */
-int bb_cgroup_dir(const char *mountinfo, const char *cg, char *out, size_t len);
 
 #endif

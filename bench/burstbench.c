@@ -36,6 +36,7 @@
 #include "bb.h"
 #include "util.h"
 #include "../lib/cgfile.h"
+#include "../lib/cgroup.h"
 
 const char bench_prog[] = "burstbench";
 
@@ -200,22 +201,22 @@ static void resolve_cgroup(const char *arg, char *dir, size_t len)
 	if (arg) {
 		snprintf(cg, sizeof(cg), "/%s", arg);
 	} else if (cgfile_read("/proc/self", "cgroup", text, sizeof(text)) ||
-		   bb_own_cgroup(text, cg, sizeof(cg))) {
+		   cg_own(text, cg, sizeof(cg))) {
 		dir[0] = '\0';	/* no cgroup2: report no cpu.stat */
 		return;
 	}
 	if (cgfile_read("/proc/self", "mountinfo", text, sizeof(text)) ||
-	    bb_cgroup_dir(text, cg, dir, len))
+	    cg_dir(text, cg, dir, len))
 		dir[0] = '\0';
 }
 
-static bool read_cpustat(const char *dir, struct bb_cpustat *st)
+static bool read_cpustat(const char *dir, struct cg_cpustat *st)
 {
 	char text[4096];
 
 	memset(st, 0, sizeof(*st));
 	return dir[0] && !cgfile_read(dir, "cpu.stat", text, sizeof(text)) &&
-	       bb_parse_cpustat(text, st) > 0;
+	       cg_parse_cpustat(text, st) > 0;
 }
 
 struct limit {
@@ -229,10 +230,10 @@ static void read_limit(const char *dir, struct limit *l)
 
 	memset(l, 0, sizeof(*l));
 	if (!dir[0] || cgfile_read(dir, "cpu.max", text, sizeof(text)) ||
-	    bb_parse_cpumax(text, &l->quota, &l->period))
+	    cg_parse_cpumax(text, &l->quota, &l->period))
 		return;
 	l->known = true;
-	if (cgfile_read(dir, "cpu.max.burst", text, sizeof(text)) || bb_parse_u64(text, &l->burst))
+	if (cgfile_read(dir, "cpu.max.burst", text, sizeof(text)) || cg_parse_u64(text, &l->burst))
 		l->burst = 0;
 }
 
@@ -265,7 +266,7 @@ struct result {
 	double rps;		/* achieved: bb_achieved_rps() */
 	uint64_t served_ns;	/* what rps is over: bb_served_ns() */
 	bool have_stat;
-	struct bb_cpustat d;	/* cpu.stat deltas */
+	struct cg_cpustat d;	/* cpu.stat deltas */
 	uint64_t elapsed_us;	/* between the two cpu.stat reads */
 	uint64_t process_us;	/* CPU the whole process used meanwhile */
 	uint64_t spun_us;	/* CPU the measured requests used */
@@ -302,9 +303,9 @@ static void report_json(const struct result *r)
 		printf("null");
 	}
 	printf(",\"cpu_stat\":{");
-	for (i = 0; i < BB_NSTAT; i++) {
-		json_u64(bb_stat_names[i], r->have_stat && r->d.have[i], r->d.v[i]);
-		printf(i + 1 < BB_NSTAT ? "," : "},");
+	for (i = 0; i < CG_NSTAT; i++) {
+		json_u64(cg_stat_names[i], r->have_stat && r->d.have[i], r->d.v[i]);
+		printf(i + 1 < CG_NSTAT ? "," : "},");
 	}
 	json_u64("elapsed_us", true, r->elapsed_us);
 	printf(",");
@@ -355,23 +356,23 @@ static void report_table(const struct result *r)
 		printf(" not available\n");
 		return;
 	}
-	for (i = 0; i < BB_NSTAT; i++) {
+	for (i = 0; i < CG_NSTAT; i++) {
 		if (r->d.have[i])
-			printf(" %s %llu", bb_stat_names[i], (unsigned long long)r->d.v[i]);
+			printf(" %s %llu", cg_stat_names[i], (unsigned long long)r->d.v[i]);
 		else
-			printf(" %s n/a", bb_stat_names[i]);
+			printf(" %s n/a", cg_stat_names[i]);
 	}
 	printf("\n");
-	if (r->d.have[BB_USAGE_USEC] && r->bound != UINT64_MAX)
+	if (r->d.have[CG_USAGE_USEC] && r->bound != UINT64_MAX)
 		printf("usage %.3f s; quota * N + burst = %.3f s: %s\n",
-		       r->d.v[BB_USAGE_USEC] / 1e6, r->bound / 1e6,
-		       r->d.v[BB_USAGE_USEC] <= r->bound ? "within" : "above");
+		       r->d.v[CG_USAGE_USEC] / 1e6, r->bound / 1e6,
+		       r->d.v[CG_USAGE_USEC] <= r->bound ? "within" : "above");
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t nbatches, warm_batches, b, t_start = 0, cpu_start = 0, deadline, measured;
-	struct bb_cpustat before, after;
+	struct cg_cpustat before, after;
 	char err[256], dir[PATH_MAX];
 	bool have_before = false;
 	struct result r = { .dir = dir };
@@ -465,7 +466,7 @@ int main(int argc, char **argv)
 	r.over_max_us = bb.over_max_ns / NSEC_PER_USEC;
 	r.have_stat = read_cpustat(dir, &after) && have_before;
 	r.elapsed_us = (bench_clock_ns(CLOCK_MONOTONIC) - t_start) / NSEC_PER_USEC;
-	bb_cpustat_delta(&before, &after, &r.d);
+	cg_cpustat_delta(&before, &after, &r.d);
 	r.bound = UINT64_MAX;
 	if (r.lim.known && r.lim.quota)
 		r.bound = bb_usage_bound(r.lim.quota, r.lim.period, r.lim.burst, r.elapsed_us);

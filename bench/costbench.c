@@ -39,6 +39,7 @@
 #include "bb.h"
 #include "util.h"
 #include "../lib/cgfile.h"
+#include "../lib/cgroup.h"
 
 const char bench_prog[] = "costbench";
 
@@ -214,8 +215,8 @@ static void fleet_cleanup(void)
 }
 
 struct fleet_sample {
-	struct bb_procstat cpu;
-	struct bb_cpustat groups;	/* summed over the groups */
+	struct cg_procstat cpu;
+	struct cg_cpustat groups;	/* summed over the groups */
 	uint64_t cpu_at, groups_at;	/* CLOCK_MONOTONIC of the reads */
 };
 
@@ -224,7 +225,7 @@ static void read_procstat(struct fleet_sample *s)
 	char buf[4096];
 	int ret = cgfile_read("/proc", "stat", buf, sizeof(buf));
 
-	if (ret || bb_parse_procstat(buf, &s->cpu))
+	if (ret || cg_parse_procstat(buf, &s->cpu))
 		bench_die("/proc/stat: %s", ret ? strerror(-ret) : "no aggregate cpu line");
 	s->cpu_at = bench_clock_ns(CLOCK_MONOTONIC);
 }
@@ -247,15 +248,15 @@ static void fleet_sample(unsigned int groups, struct fleet_sample *s, bool windo
 	else
 		read_procstat(s);
 	for (unsigned int i = 0; i < groups; i++) {
-		struct bb_cpustat st;
+		struct cg_cpustat st;
 
 		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, i);
 		ret = cgfile_read(g, "cpu.stat", buf, sizeof(buf));
 		if (ret)
 			bench_die("%s/cpu.stat: %s", g, strerror(-ret));
-		if (bb_parse_cpustat(buf, &st) <= 0)
+		if (cg_parse_cpustat(buf, &st) <= 0)
 			bench_die("%s/cpu.stat: no key costbench knows", g);
-		for (int k = 0; k < BB_NSTAT; k++) {
+		for (int k = 0; k < CG_NSTAT; k++) {
 			s->groups.v[k] += st.v[k];
 			s->groups.have[k] = st.have[k];
 		}
@@ -277,7 +278,7 @@ static int fleet_mode(char **argv)
 	uint64_t warmup = arg_u64("WARMUP_S", argv[7], 0, 3600) * NSEC_PER_SEC;
 	uint64_t seconds = arg_u64("SECONDS", argv[8], 1, 3600);
 	struct fleet_sample a, b;
-	struct bb_cpustat d;
+	struct cg_cpustat d;
 	char g[PATH_MAX], text[64];
 	uint64_t t0, t_setup, total;
 	double to_pct;
@@ -338,9 +339,9 @@ static int fleet_mode(char **argv)
 	fleet_stop(true);
 	fleet_remove();
 
-	bb_cpustat_delta(&a.groups, &b.groups, &d);
+	cg_cpustat_delta(&a.groups, &b.groups, &d);
 	total = 0;
-	for (int k = 0; k < BB_NPROCSTAT; k++)
+	for (int k = 0; k < CG_NPROCSTAT; k++)
 		total += b.cpu.v[k] - a.cpu.v[k];
 	to_pct = total ? 100.0 / total : 0;
 	printf("{\"mode\":\"fleet\",\"groups\":%u,\"quota_us\":%llu,\"period_us\":%llu,\"burst_us\":%llu,",
@@ -355,12 +356,12 @@ static int fleet_mode(char **argv)
 	       (unsigned long long)(b.cpu_at - a.cpu_at),
 	       (unsigned long long)(b.groups_at - a.groups_at));
 	/* Shares of all CPU time in the window, in percent. */
-	for (int k = 0; k < BB_NPROCSTAT; k++)
-		printf(",\"%s_pct\":%.3f", bb_procstat_names[k],
+	for (int k = 0; k < CG_NPROCSTAT; k++)
+		printf(",\"%s_pct\":%.3f", cg_procstat_names[k],
 		       (b.cpu.v[k] - a.cpu.v[k]) * to_pct);
-	for (int k = 0; k < BB_NSTAT; k++)
+	for (int k = 0; k < CG_NSTAT; k++)
 		if (d.have[k])
-			printf(",\"%s\":%llu", bb_stat_names[k], (unsigned long long)d.v[k]);
+			printf(",\"%s\":%llu", cg_stat_names[k], (unsigned long long)d.v[k]);
 	printf("}\n");
 	return 0;
 }

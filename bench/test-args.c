@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bb.h"
-#include "check.h"
+#include "test.h"
 
 #define MAXARGS 16
 
@@ -34,56 +34,57 @@ static void bad(const char *opt, const char *value)
 
 	r = parse(&o, ARGS(opt, value));
 	snprintf(quoted, sizeof(quoted), "'%s'", value);
-	if (!check(r == BB_PARSE_ERROR && strstr(err, opt) && strstr(err, quoted),
-		   "%s %s is refused, naming both", opt, quoted))
-		check_diag("result %d, message: %s", r, err);
+	if (!tap_ok(r == BB_PARSE_ERROR && strstr(err, opt) && strstr(err, quoted),
+		    "%s %s is refused, naming both", opt, quoted))
+		tap_diag("result %d, message: %s", r, err);
 }
 
 static void test_defaults(void)
 {
 	struct bb_opts o;
 
-	check(parse(&o, ARGS(NULL)) == BB_PARSE_OK && o.threads == 2 && o.batch == 2 &&
-	      o.rate == 20 && o.cputime_us == 10000 && o.runtime_s == 10 &&
-	      o.warmup_s == 2 && !o.json && !o.cgroup,
-	      "no arguments: the documented defaults");
-	check(parse(&o, ARGS("--threads", "8")) == BB_PARSE_OK && o.threads == 8 &&
-	      o.batch == 8, "--batch defaults to --threads");
-	check(parse(&o, ARGS("--help")) == BB_PARSE_HELP, "--help asks for the usage text");
-	check(parse(&o, ARGS("-h")) == BB_PARSE_HELP, "-h asks for the usage text");
-	check(strstr(bb_usage, "--cgroup") && strstr(bb_usage, "--warmup") &&
-	      strstr(bb_usage, "status 2"), "the usage text names the options and the exit status");
-	check(strstr(bb_usage, "achieved rate") && strstr(bb_usage, "rps_elapsed_s") &&
-	      strstr(bb_usage, "at least batch/--runtime"),
-	      "the usage text defines rps and the least rate");
+	tap_ok(parse(&o, ARGS(NULL)) == BB_PARSE_OK && o.threads == 2 && o.batch == 2 &&
+	       o.rate == 20 && o.cputime_us == 10000 && o.runtime_s == 10 &&
+	       o.warmup_s == 2 && !o.json && !o.cgroup,
+	       "no arguments: the documented defaults");
+	tap_ok(parse(&o, ARGS("--threads", "8")) == BB_PARSE_OK && o.threads == 8 &&
+	       o.batch == 8, "--batch defaults to --threads");
+	tap_ok(parse(&o, ARGS("--help")) == BB_PARSE_HELP, "--help asks for the usage text");
+	tap_ok(parse(&o, ARGS("-h")) == BB_PARSE_HELP, "-h asks for the usage text");
+	tap_ok(strstr(bb_usage, "--cgroup") && strstr(bb_usage, "--warmup") &&
+	       strstr(bb_usage, "status 2"),
+	       "the usage text names the options and the exit status");
+	tap_ok(strstr(bb_usage, "achieved rate") && strstr(bb_usage, "rps_elapsed_s") &&
+	       strstr(bb_usage, "at least batch/--runtime"),
+	       "the usage text defines rps and the least rate");
 }
 
 static void test_options(void)
 {
 	struct bb_opts o;
 
-	check(parse(&o, ARGS("--threads", "3", "--batch", "6", "--rate", "9.9", "--cputime",
-			     "50000", "--runtime", "15", "--warmup", "0", "--json",
-			     "--cgroup", "/sys/fs/cgroup/x")) == BB_PARSE_OK &&
-	      o.threads == 3 && o.batch == 6 && o.rate == 9.9 && o.cputime_us == 50000 &&
-	      o.runtime_s == 15 && o.warmup_s == 0 && o.json &&
-	      !strcmp(o.cgroup, "/sys/fs/cgroup/x"),
-	      "every long option is taken");
-	check(parse(&o, ARGS("-t", "4", "-b", "1", "-R", "0.5", "-c", "1", "-r", "2.5", "-w",
-			     "1.5", "-j", "-g", "bench/a")) == BB_PARSE_OK &&
-	      o.threads == 4 && o.batch == 1 && o.rate == 0.5 && o.cputime_us == 1 &&
-	      o.runtime_s == 2.5 && o.warmup_s == 1.5 && o.json && !strcmp(o.cgroup, "bench/a"),
-	      "every short option is taken");
-	check(parse(&o, ARGS("--threads=5", "--rate=1e3")) == BB_PARSE_OK && o.threads == 5 &&
-	      o.rate == 1000, "--opt=value and an exponent are taken");
-	check(parse(&o, ARGS("--threads", "4096", "--batch", "65536", "--rate", "1e6",
-			     "--cputime", "60000000", "--runtime", "86400", "--warmup", "3600")) ==
-	      BB_PARSE_OK && o.threads == 4096 && o.batch == 65536 && o.rate == 1e6 &&
-	      o.cputime_us == 60000000 && o.runtime_s == 86400 && o.warmup_s == 3600,
-	      "the largest values are taken");
+	tap_ok(parse(&o, ARGS("--threads", "3", "--batch", "6", "--rate", "9.9", "--cputime",
+			      "50000", "--runtime", "15", "--warmup", "0", "--json",
+			      "--cgroup", "/sys/fs/cgroup/x")) == BB_PARSE_OK &&
+	       o.threads == 3 && o.batch == 6 && o.rate == 9.9 && o.cputime_us == 50000 &&
+	       o.runtime_s == 15 && o.warmup_s == 0 && o.json &&
+	       !strcmp(o.cgroup, "/sys/fs/cgroup/x"),
+	       "every long option is taken");
+	tap_ok(parse(&o, ARGS("-t", "4", "-b", "1", "-R", "0.5", "-c", "1", "-r", "2.5", "-w",
+			      "1.5", "-j", "-g", "bench/a")) == BB_PARSE_OK &&
+	       o.threads == 4 && o.batch == 1 && o.rate == 0.5 && o.cputime_us == 1 &&
+	       o.runtime_s == 2.5 && o.warmup_s == 1.5 && o.json && !strcmp(o.cgroup, "bench/a"),
+	       "every short option is taken");
+	tap_ok(parse(&o, ARGS("--threads=5", "--rate=1e3")) == BB_PARSE_OK && o.threads == 5 &&
+	       o.rate == 1000, "--opt=value and an exponent are taken");
+	tap_ok(parse(&o, ARGS("--threads", "4096", "--batch", "65536", "--rate", "1e6",
+			      "--cputime", "60000000", "--runtime", "86400", "--warmup", "3600")) ==
+	       BB_PARSE_OK && o.threads == 4096 && o.batch == 65536 && o.rate == 1e6 &&
+	       o.cputime_us == 60000000 && o.runtime_s == 86400 && o.warmup_s == 3600,
+	       "the largest values are taken");
 	parse(&o, ARGS("--threads", "0"));
-	check(parse(&o, ARGS("--threads", "7")) == BB_PARSE_OK && o.threads == 7,
-	      "parsing again after an error starts over");
+	tap_ok(parse(&o, ARGS("--threads", "7")) == BB_PARSE_OK && o.threads == 7,
+	       "parsing again after an error starts over");
 }
 
 static void test_bad(void)
@@ -112,24 +113,24 @@ static void test_bad(void)
 	bad("--runtime", "1s");
 	bad("--warmup", "-1");
 
-	check(parse(&o, ARGS("--cgroup", "")) == BB_PARSE_ERROR && strstr(err, "--cgroup"),
-	      "--cgroup '' is refused");
-	check(parse(&o, ARGS("--bogus")) == BB_PARSE_ERROR && strstr(err, "--bogus"),
-	      "an unknown long option is named");
-	check(parse(&o, ARGS("-x")) == BB_PARSE_ERROR && strstr(err, "-x"),
-	      "an unknown short option is named");
-	check(parse(&o, ARGS("--rate")) == BB_PARSE_ERROR && strstr(err, "--rate") &&
-	      strstr(err, "value"), "a missing value is named");
-	check(parse(&o, ARGS("--json", "extra")) == BB_PARSE_ERROR && strstr(err, "'extra'"),
-	      "a stray argument is named");
+	tap_ok(parse(&o, ARGS("--cgroup", "")) == BB_PARSE_ERROR && strstr(err, "--cgroup"),
+	       "--cgroup '' is refused");
+	tap_ok(parse(&o, ARGS("--bogus")) == BB_PARSE_ERROR && strstr(err, "--bogus"),
+	       "an unknown long option is named");
+	tap_ok(parse(&o, ARGS("-x")) == BB_PARSE_ERROR && strstr(err, "-x"),
+	       "an unknown short option is named");
+	tap_ok(parse(&o, ARGS("--rate")) == BB_PARSE_ERROR && strstr(err, "--rate") &&
+	       strstr(err, "value"), "a missing value is named");
+	tap_ok(parse(&o, ARGS("--json", "extra")) == BB_PARSE_ERROR && strstr(err, "'extra'"),
+	       "a stray argument is named");
 }
 
 static void interval(const char *what, unsigned int batch, double rate, uint64_t want)
 {
 	uint64_t got = bb_interval_ns(batch, rate);
 
-	if (!check(got == want, "interval: %s = %" PRIu64 " ns", what, want))
-		check_diag("got %" PRIu64, got);
+	if (!tap_ok(got == want, "interval: %s = %" PRIu64 " ns", what, want))
+		tap_diag("got %" PRIu64, got);
 }
 
 static void test_interval(void)
@@ -155,9 +156,9 @@ static void too_low(const char *const *args, const char *quoted, const char *lea
 
 	r = parse(&o, args);
 	snprintf(limit, sizeof(limit), "at least %s", least);
-	if (!check(r == BB_PARSE_ERROR && !strncmp(err, "--rate: ", 8) && strstr(err, quoted) &&
-		   strstr(err, limit), "%s: refused, naming %s and %s", what, quoted, limit))
-		check_diag("result %d, message: %s", r, err);
+	if (!tap_ok(r == BB_PARSE_ERROR && !strncmp(err, "--rate: ", 8) && strstr(err, quoted) &&
+		    strstr(err, limit), "%s: refused, naming %s and %s", what, quoted, limit))
+		tap_diag("result %d, message: %s", r, err);
 }
 
 /* A batch must come within the run: the rate is at least batch / runtime. */
@@ -167,8 +168,8 @@ static void test_rate_bound(void)
 	const char *at;
 	char least[32];
 
-	check(parse(&o, ARGS("--rate", "0.2", "--runtime", "10")) == BB_PARSE_OK && o.rate == 0.2,
-	      "--rate 0.2 with batches of 2 in 10 s: just at the limit, taken");
+	tap_ok(parse(&o, ARGS("--rate", "0.2", "--runtime", "10")) == BB_PARSE_OK && o.rate == 0.2,
+	       "--rate 0.2 with batches of 2 in 10 s: just at the limit, taken");
 	too_low(ARGS("--rate", "0.1999999", "--runtime", "10"), "'0.1999999'", "0.2",
 		"--rate 0.1999999 with batches of 2 in 10 s, just below");
 	too_low(ARGS("--rate", "1e-300"), "'1e-300'", "0.2",
@@ -177,19 +178,19 @@ static void test_rate_bound(void)
 		"a --batch after --rate raises the limit");
 	too_low(ARGS("--runtime", "0.05"), "'20'", "40",
 		"the default rate with a 0.05 s run (named by its value)");
-	check(parse(&o, ARGS("--batch", "65536", "--runtime", "0.001")) == BB_PARSE_ERROR &&
-	      strstr(err, "--runtime: '0.001'") && strstr(err, "1000000"),
-	      "a run too short for any rate up to the most blames --runtime");
+	tap_ok(parse(&o, ARGS("--batch", "65536", "--runtime", "0.001")) == BB_PARSE_ERROR &&
+	       strstr(err, "--runtime: '0.001'") && strstr(err, "1000000"),
+	       "a run too short for any rate up to the most blames --runtime");
 
 	/* 3 in 7 s: 0.428571..., which %g alone would print below the limit. */
 	too_low(ARGS("--batch", "3", "--runtime", "7", "--rate", "0.4"), "'0.4'", "0.428572",
 		"batches of 3 in 7 s: the limit is rounded up, not down");
 	at = strstr(err, "at least ");
 	snprintf(least, sizeof(least), "%s", at ? at + 9 : "?");
-	check(parse(&o, ARGS("--batch", "3", "--runtime", "7", "--rate", least)) == BB_PARSE_OK,
-	      "the limit the message names (%s) is taken when typed back in", least);
-	check(parse(&o, ARGS("--batch", "3", "--runtime", "7", "--rate", "0.428571")) ==
-	      BB_PARSE_ERROR, "one in its last digit below it (0.428571) is refused");
+	tap_ok(parse(&o, ARGS("--batch", "3", "--runtime", "7", "--rate", least)) == BB_PARSE_OK,
+	       "the limit the message names (%s) is taken when typed back in", least);
+	tap_ok(parse(&o, ARGS("--batch", "3", "--runtime", "7", "--rate", "0.428571")) ==
+	       BB_PARSE_ERROR, "one in its last digit below it (0.428571) is refused");
 }
 
 void test_args(void)

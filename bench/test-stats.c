@@ -5,12 +5,12 @@
 #include <stdlib.h>
 
 #include "bb.h"
-#include "check.h"
+#include "test.h"
 
 static bool eq(const char *what, uint64_t got, uint64_t want)
 {
-	if (!check(got == want, "%s = %" PRIu64, what, want))
-		check_diag("got %" PRIu64, got);
+	if (!tap_ok(got == want, "%s = %" PRIu64, what, want))
+		tap_diag("got %" PRIu64, got);
 	return got == want;
 }
 
@@ -64,7 +64,7 @@ static void test_summary(void)
 	bb_summarise(v, 100, &s);
 	for (i = 1; i < 100; i++)
 		sorted &= v[i - 1] <= v[i];
-	check(sorted, "summarise sorts the samples in place");
+	tap_ok(sorted, "summarise sorts the samples in place");
 	eq("count of 100 samples", s.n, 100);
 	eq("min of a scrambled 1..100", s.min, 1);
 	eq("max of a scrambled 1..100", s.max, 100);
@@ -87,13 +87,13 @@ static void test_summary(void)
 	free(v);
 
 	bb_summarise(same, 5, &s);
-	check(s.min == 3 && s.max == 3 && s.mean == 3 && s.pct[0] == 3 && s.pct[6] == 3,
-	      "equal samples: every statistic is that value");
+	tap_ok(s.min == 3 && s.max == 3 && s.mean == 3 && s.pct[0] == 3 && s.pct[6] == 3,
+	       "equal samples: every statistic is that value");
 	bb_summarise(big, 2, &s);
 	eq("mean of values near 2^64 does not overflow", s.mean, UINT64_MAX - 2);
 	bb_summarise(same, 0, &s);
-	check(!s.n && !s.min && !s.max && !s.mean && !s.pct[0] && !s.pct[6],
-	      "no samples: everything is 0");
+	tap_ok(!s.n && !s.min && !s.max && !s.mean && !s.pct[0] && !s.pct[6],
+	       "no samples: everything is 0");
 }
 
 static void test_bound(void)
@@ -111,8 +111,8 @@ static void test_bound(void)
 /* An exact double: the cases below divide numbers that come out whole. */
 static void eqd(const char *what, double got, double want)
 {
-	if (!check(got == want, "%s = %g", what, want))
-		check_diag("got %.17g", got);
+	if (!tap_ok(got == want, "%s = %g", what, want))
+		tap_diag("got %.17g", got);
 }
 
 #define SEC 1000000000ULL

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* Reading a kernel file whole (cgfile.h): the guest suites, burstbench, costbench, burstctl. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

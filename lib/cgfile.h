@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Reading one small kernel file (cgroup, proc, sysfs) whole, shared by the
- * guest suites, burstbench and burstctl.
+ * guest suites (tests/kernel), burstbench and costbench (bench/) and
+ * burstctl (tools/burstctl/); lib/cgroup.h parses what it reads.
  */
 #ifndef CGFILE_H
 #define CGFILE_H

@@ -25,11 +25,11 @@
 
 BENCH_DIR := $(B)/bench
 BURSTBENCH := $(BENCH_DIR)/burstbench
-BURSTBENCH_LIB := bench/args.c bench/stats.c bench/cgroup.c lib/cgfile.c
+BURSTBENCH_LIB := bench/args.c bench/stats.c lib/cgroup.c lib/cgfile.c
 BURSTBENCH_SRCS := bench/burstbench.c bench/util.c $(BURSTBENCH_LIB)
 BENCH_TEST := $(BENCH_DIR)/test-bench
 BENCH_TEST_SRCS := bench/test-main.c bench/test-stats.c bench/test-args.c \
-	bench/test-cgroup.c bench/test-cli.c $(BURSTBENCH_LIB)
+	bench/test-cgroup.c bench/test-cli.c $(BURSTBENCH_LIB) lib/tap.c
 BENCH_SUITE := $(BENCH_DIR)/bench-suite
 COSTBENCH := $(BENCH_DIR)/costbench
 COST_SUITE := $(BENCH_DIR)/cost-suite
@@ -44,7 +44,7 @@ BENCH_TEST_SANITIZE := -fsanitize=undefined,float-cast-overflow -fno-sanitize-re
 bench-deps:
 	@bench/deps.sh
 
-$(BURSTBENCH): $(BURSTBENCH_SRCS) bench/bb.h bench/util.h lib/cgfile.h | deps-kernel
+$(BURSTBENCH): $(BURSTBENCH_SRCS) bench/bb.h bench/util.h lib/cgroup.h lib/cgfile.h | deps-kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $(BURSTBENCH_SRCS) -lm
 
@@ -55,11 +55,12 @@ burstbench: $(BURSTBENCH)
 $(IMAGE) $(IMAGE_STOCK_INITRD) $(NODE_IMAGE): $(BURSTBENCH)
 export IMAGE_BURSTBENCH := $(abspath $(BURSTBENCH))
 
-$(COSTBENCH): bench/costbench.c bench/util.c bench/cgroup.c lib/cgfile.c bench/bb.h bench/util.h lib/cgfile.h | deps-kernel
+$(COSTBENCH): bench/costbench.c bench/util.c lib/cgroup.c lib/cgfile.c bench/bb.h bench/util.h \
+		lib/cgroup.h lib/cgfile.h | deps-kernel
 	@mkdir -p $(@D)
-	gcc $(GUEST_CFLAGS) -o $@ bench/costbench.c bench/util.c bench/cgroup.c lib/cgfile.c
+	gcc $(GUEST_CFLAGS) -o $@ bench/costbench.c bench/util.c lib/cgroup.c lib/cgfile.c
 
-$(BENCH_TEST): $(BENCH_TEST_SRCS) bench/bb.h bench/check.h | deps-kernel
+$(BENCH_TEST): $(BENCH_TEST_SRCS) bench/bb.h bench/test.h lib/cgroup.h lib/tap.h | deps-kernel
 	@mkdir -p $(@D)
 	gcc -O2 -g -Wall -Wextra -Werror $(BENCH_TEST_SANITIZE) -o $@ $(BENCH_TEST_SRCS) -lm
 

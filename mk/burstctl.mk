@@ -12,9 +12,9 @@ BURSTCTL_DIR := $(B)/burstctl
 BURSTCTL := $(BURSTCTL_DIR)/burstctl
 # Everything but main() and the commands that only print: what the tests link.
 BURSTCTL_LIB := $(addprefix tools/burstctl/,msg.c values.c trace.c model.c advise.c target.c) \
-	model/bw-replay.c $(MODEL_SRC) bench/cgroup.c lib/cgfile.c
+	model/bw-replay.c $(MODEL_SRC) lib/cgroup.c lib/cgfile.c
 BURSTCTL_SRCS := $(addprefix tools/burstctl/,burstctl.c simulate.c status.c record.c) $(BURSTCTL_LIB)
-BURSTCTL_HDRS := tools/burstctl/bc.h model/bw-replay.h $(MODEL_HDR) bench/bb.h lib/cgfile.h
+BURSTCTL_HDRS := tools/burstctl/bc.h model/bw-replay.h $(MODEL_HDR) lib/cgroup.h lib/cgfile.h
 BURSTCTL_TEST := $(BURSTCTL_DIR)/test-burstctl
 REPLAY_TEST := $(BURSTCTL_DIR)/test-bw-replay
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
@@ -33,14 +33,14 @@ $(BURSTCTL_DEB): $(BURSTCTL) scripts/burstctl-deb.sh docs/burstctl.md
 burstctl-deb: $(BURSTCTL_DEB)
 
 $(REPLAY_TEST): model/test-bw-replay.c model/bw-replay.c $(MODEL_SRC) model/bw-replay.h $(MODEL_HDR) \
-		tests/kernel/tap.c tests/kernel/tap.h | deps-kernel
+		lib/tap.c lib/tap.h | deps-kernel
 	@mkdir -p $(@D)
-	gcc $(HOST_CFLAGS) -o $@ model/test-bw-replay.c model/bw-replay.c $(MODEL_SRC) tests/kernel/tap.c
+	gcc $(HOST_CFLAGS) -o $@ model/test-bw-replay.c model/bw-replay.c $(MODEL_SRC) lib/tap.c
 
 $(BURSTCTL_TEST): $(wildcard tools/burstctl/test-*.c) tools/burstctl/test.h $(BURSTCTL_LIB) \
-		$(BURSTCTL_HDRS) tests/kernel/tap.c tests/kernel/tap.h | deps-kernel
+		$(BURSTCTL_HDRS) lib/tap.c lib/tap.h | deps-kernel
 	@mkdir -p $(@D)
-	gcc $(HOST_CFLAGS) -o $@ $(wildcard tools/burstctl/test-*.c) $(BURSTCTL_LIB) tests/kernel/tap.c
+	gcc $(HOST_CFLAGS) -o $@ $(wildcard tools/burstctl/test-*.c) $(BURSTCTL_LIB) lib/tap.c
 
 check-burstctl: $(REPLAY_TEST) $(BURSTCTL_TEST) $(BURSTCTL)
 	@$(REPLAY_TEST)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bw-model.h"
-#include "../tests/kernel/tap.h"
+#include "../lib/tap.h"
 
 #define MS 1000000ULL
 #define US 1000ULL

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bw-replay.h"
-#include "../tests/kernel/tap.h"
+#include "../lib/tap.h"
 
 #define MS ((uint64_t)1000000)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

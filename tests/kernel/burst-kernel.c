@@ -10,7 +10,7 @@
 #include <sys/utsname.h>
 
 #include "cg.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 #include "tests.h"
 
 /* Legacy-hierarchy tests come last: they take the cpu controller from v2. */

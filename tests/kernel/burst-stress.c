@@ -38,7 +38,7 @@
 #include "../../model/bw-model.h"
 #include "cg.h"
 #include "stress.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 
 #define MAX_RT_US	17592186044415LL
 #define PARENT		CG2_ROOT "/stress"

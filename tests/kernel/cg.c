@@ -16,7 +16,7 @@
 
 #include "cg.h"
 #include "../../lib/cgfile.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 
 bool expect_patched(void)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "pool.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 
 long long period_now(long long period_us)
 {

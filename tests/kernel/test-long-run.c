@@ -9,7 +9,7 @@
 
 #include "cg.h"
 #include "pool.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 #include "tests.h"
 
 #define CG CG2_ROOT "/longrun"

@@ -10,7 +10,7 @@
 
 #include "cg.h"
 #include "pool.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 #include "tests.h"
 
 #define PARENT CG2_ROOT "/nest"

@@ -14,7 +14,7 @@
 
 #include "cg.h"
 #include "pool.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 #include "tests.h"
 
 #define CG CG2_ROOT "/slack"

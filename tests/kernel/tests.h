@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "cg.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 
 /* A group of checks; @checks is how many tap_ok() calls run() always makes. */
 struct burst_test {

@@ -27,7 +27,7 @@
 #include "../../model/bw-model.h"
 #include "cg.h"
 #include "stress.h"
-#include "tap.h"
+#include "../../lib/tap.h"
 
 #define FUZZ_V2		CG2_ROOT "/fuzz"
 #define FUZZ_V1_MNT	"/tmp/fuzz-v1"

@@ -15,7 +15,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../../bench/bb.h"
+#include "../../lib/cgroup.h"
 #include "../../model/bw-replay.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -185,7 +185,7 @@ struct bc_reading {
 	uint64_t burst_us;
 	bool have_pool;		/* current_bw_usec: kernels with the burst-cfs series */
 	uint64_t pool_us;
-	struct bb_cpustat st;
+	struct cg_cpustat st;
 };
 
 /* The cgroup2 mount point (from /proc/self/mountinfo). 0 or -errno. */

@@ -164,11 +164,11 @@ static void sample(FILE *out, const struct record_args *a, const struct bc_group
 		t_us = (r.time_ns - first->time_ns) / BC_NS_PER_US;
 		if (t_us <= last_us)
 			continue;	/* two reads within a microsecond: the next row has both */
-		bc_trace_write_row(out, t_us, r.st.v[BB_USAGE_USEC] - prev.st.v[BB_USAGE_USEC],
-				   r.st.v[BB_NR_THROTTLED] - prev.st.v[BB_NR_THROTTLED]);
+		bc_trace_write_row(out, t_us, r.st.v[CG_USAGE_USEC] - prev.st.v[CG_USAGE_USEC],
+				   r.st.v[CG_NR_THROTTLED] - prev.st.v[CG_NR_THROTTLED]);
 		tot->rows++;
-		tot->cpu_us += r.st.v[BB_USAGE_USEC] - prev.st.v[BB_USAGE_USEC];
-		tot->throttled += r.st.v[BB_NR_THROTTLED] - prev.st.v[BB_NR_THROTTLED];
+		tot->cpu_us += r.st.v[CG_USAGE_USEC] - prev.st.v[CG_USAGE_USEC];
+		tot->throttled += r.st.v[CG_NR_THROTTLED] - prev.st.v[CG_NR_THROTTLED];
 		tot->span_ns = r.time_ns - first->time_ns;
 		last_us = t_us;
 		prev = r;

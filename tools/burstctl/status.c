@@ -143,7 +143,7 @@ static const struct bc_reading *before(const struct report *prev, const struct s
 }
 
 /* Per second, of counter k; negative when it cannot be had (went back, absent). */
-static double rate(const struct bc_reading *b, const struct bc_reading *r, enum bb_stat k)
+static double rate(const struct bc_reading *b, const struct bc_reading *r, enum cg_stat k)
 {
 	if (!b || !b->st.have[k] || !r->st.have[k] || r->st.v[k] < b->st.v[k] ||
 	    r->time_ns <= b->time_ns)
@@ -203,19 +203,19 @@ static void text_row(const struct snap *s, const struct bc_reading *b, int w)
 	       ms_or(r->period_us, r->period_us, "-", p, sizeof(p)),
 	       ms_or(r->have_burst, r->burst_us, "n/a", bu, sizeof(bu)),
 	       ms_or(r->have_pool, r->pool_us, "n/a", po, sizeof(po)),
-	       count_or(have[BB_NR_PERIODS], v[BB_NR_PERIODS], n1, sizeof(n1)),
-	       count_or(have[BB_NR_THROTTLED], v[BB_NR_THROTTLED], n2, sizeof(n2)),
-	       ms_or(have[BB_THROTTLED_USEC], v[BB_THROTTLED_USEC], "n/a", t, sizeof(t)),
-	       count_or(have[BB_NR_BURSTS], v[BB_NR_BURSTS], n3, sizeof(n3)),
-	       ms_or(have[BB_BURST_USEC], v[BB_BURST_USEC], "n/a", bt, sizeof(bt)));
+	       count_or(have[CG_NR_PERIODS], v[CG_NR_PERIODS], n1, sizeof(n1)),
+	       count_or(have[CG_NR_THROTTLED], v[CG_NR_THROTTLED], n2, sizeof(n2)),
+	       ms_or(have[CG_THROTTLED_USEC], v[CG_THROTTLED_USEC], "n/a", t, sizeof(t)),
+	       count_or(have[CG_NR_BURSTS], v[CG_NR_BURSTS], n3, sizeof(n3)),
+	       ms_or(have[CG_BURST_USEC], v[CG_BURST_USEC], "n/a", bt, sizeof(bt)));
 	if (b)
 		printf(" | %6s %7s %9s %9s %7s %7s",
-		       rate_str(rate(b, r, BB_USAGE_USEC), 1e-6, "%.3f", c, sizeof(c)),
-		       rate_str(rate(b, r, BB_NR_PERIODS), 1, "%.2f", r1, sizeof(r1)),
-		       rate_str(rate(b, r, BB_NR_THROTTLED), 1, "%.2f", r2, sizeof(r2)),
-		       rate_str(rate(b, r, BB_THROTTLED_USEC), 1e-3, "%.1f", r3, sizeof(r3)),
-		       rate_str(rate(b, r, BB_NR_BURSTS), 1, "%.2f", r4, sizeof(r4)),
-		       rate_str(rate(b, r, BB_BURST_USEC), 1e-3, "%.1f", r5, sizeof(r5)));
+		       rate_str(rate(b, r, CG_USAGE_USEC), 1e-6, "%.3f", c, sizeof(c)),
+		       rate_str(rate(b, r, CG_NR_PERIODS), 1, "%.2f", r1, sizeof(r1)),
+		       rate_str(rate(b, r, CG_NR_THROTTLED), 1, "%.2f", r2, sizeof(r2)),
+		       rate_str(rate(b, r, CG_THROTTLED_USEC), 1e-3, "%.1f", r3, sizeof(r3)),
+		       rate_str(rate(b, r, CG_NR_BURSTS), 1, "%.2f", r4, sizeof(r4)),
+		       rate_str(rate(b, r, CG_BURST_USEC), 1e-3, "%.1f", r5, sizeof(r5)));
 	putchar('\n');
 }
 
@@ -273,10 +273,10 @@ static void json_rates(const struct bc_reading *b, const struct bc_reading *r)
 		return;
 	}
 	printf(",\"rates\":{");
-	for (k = 0; k < BB_NSTAT; k++) {
+	for (k = 0; k < CG_NSTAT; k++) {
 		double v = rate(b, r, k);
 
-		printf("%s\"%s\":", k ? "," : "", bb_stat_names[k]);
+		printf("%s\"%s\":", k ? "," : "", cg_stat_names[k]);
 		if (v < 0)
 			printf("null");
 		else
@@ -298,8 +298,8 @@ static void json_group(const struct snap *s, const struct bc_reading *b)
 	json_num("period_us", r->period_us, r->period_us);
 	json_num("burst_us", r->have_burst, r->burst_us);
 	json_num("pool_us", r->have_pool, r->pool_us);
-	for (k = 0; k < BB_NSTAT; k++)
-		json_num(bb_stat_names[k], r->st.have[k], r->st.v[k]);
+	for (k = 0; k < CG_NSTAT; k++)
+		json_num(cg_stat_names[k], r->st.have[k], r->st.v[k]);
 	json_rates(b, r);
 	printf("}");
 }

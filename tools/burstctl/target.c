@@ -2,7 +2,7 @@
 /*
  * cgroup v2 groups: finding the one a target names (a directory, a path
  * below the cgroup2 mount, a podman container), finding every limited one,
- * and reading their bandwidth files. The file formats are bench/cgroup.c's
+ * and reading their bandwidth files. The file formats are lib/cgroup.c's
  * parsers, shared with burstbench.
  */
 #define _GNU_SOURCE
@@ -35,7 +35,7 @@ int bc_cgroup_root(char *out, size_t len)
 	static char mountinfo[1 << 20];
 	int ret = cgfile_read("/proc/self", "mountinfo", mountinfo, sizeof(mountinfo));
 
-	return ret ? ret : bb_cgroup_dir(mountinfo, "/", out, len);
+	return ret ? ret : cg_dir(mountinfo, "/", out, len);
 }
 
 int bc_stat_key(const char *text, const char *key, uint64_t *v)
@@ -65,15 +65,15 @@ int bc_read(const char *dir, struct bc_reading *r)
 		return ret;
 	/* The counters are somewhere within the read: take its middle. */
 	r->time_ns = t0 + (bc_now_ns() - t0) / 2;
-	if (bb_parse_cpustat(buf, &r->st) < 1)
+	if (cg_parse_cpustat(buf, &r->st) < 1)
 		return -EPROTO;
 	r->have_pool = !bc_stat_key(buf, "current_bw_usec", &r->pool_us);
 	/* No cpu.max: the cpu controller is off here, so there is no limit either. */
 	if (!cgfile_read(dir, "cpu.max", buf, sizeof(buf)) &&
-	    bb_parse_cpumax(buf, &r->quota_us, &r->period_us))
+	    cg_parse_cpumax(buf, &r->quota_us, &r->period_us))
 		return -EPROTO;
 	r->have_burst = !cgfile_read(dir, "cpu.max.burst", buf, sizeof(buf)) &&
-			!bb_parse_u64(buf, &r->burst_us);
+			!cg_parse_u64(buf, &r->burst_us);
 	return 0;
 }
 
@@ -367,7 +367,7 @@ static int add_limited(const char *dir, const char *name, void *arg)
 	uint64_t quota, period;
 
 	(void)name;
-	if (cgfile_read(dir, "cpu.max", buf, sizeof(buf)) || bb_parse_cpumax(buf, &quota, &period) ||
+	if (cgfile_read(dir, "cpu.max", buf, sizeof(buf)) || cg_parse_cpumax(buf, &quota, &period) ||
 	    !quota)
 		return 0;
 	if (l->n == l->cap) {

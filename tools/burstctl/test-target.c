@@ -134,11 +134,11 @@ static void test_read(void)
 	snprintf(dir, sizeof(dir), "%s/machine.slice/libpod-%s.scope/container", root, ID_A);
 	tap_ok(!bc_read(dir, &r) && r.quota_us == 10000 && r.period_us == 100000 && r.have_burst &&
 	       r.burst_us == 20000 && r.have_pool && r.pool_us == 30000 &&
-	       r.st.v[BB_NR_THROTTLED] == 12 && r.st.v[BB_BURST_USEC] == 2100000 && r.time_ns,
+	       r.st.v[CG_NR_THROTTLED] == 12 && r.st.v[CG_BURST_USEC] == 2100000 && r.time_ns,
 	       "read: limit, burst, pool and counters");
 	snprintf(dir, sizeof(dir), "%s/system.slice", root);
 	tap_ok(!bc_read(dir, &r) && !r.quota_us && !r.have_burst && !r.have_pool &&
-	       r.st.v[BB_USAGE_USEC] == 99, "read: no cpu.max, no burst, no pool: still the usage");
+	       r.st.v[CG_USAGE_USEC] == 99, "read: no cpu.max, no burst, no pool: still the usage");
 	snprintf(dir, sizeof(dir), "%s/gone", root);
 	tap_ok(bc_read(dir, &r) == -ENOENT, "read: a group that is gone: -ENOENT");
 }

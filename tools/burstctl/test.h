@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* burstctl's host unit tests (make check-burstctl): TAP from tests/kernel/tap.c. */
+/* burstctl's host unit tests (make check-burstctl): TAP from lib/tap.c. */
 #ifndef BURSTCTL_TEST_H
 #define BURSTCTL_TEST_H
 
-#include "../../tests/kernel/tap.h"
+#include "../../lib/tap.h"
 
 void test_values(void);
 void test_trace(void);

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Parsers for the kernel files burstbench and costbench report; no I/O here. */
+/*
+ * Parsers for the kernel files burstbench, costbench and burstctl read
+ * (cgroup.h); no I/O here.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bb.h"
+#include "cgroup.h"
 
-const char *const bb_stat_names[BB_NSTAT] = {
-	[BB_USAGE_USEC] = "usage_usec",
-	[BB_NR_PERIODS] = "nr_periods",
-	[BB_NR_THROTTLED] = "nr_throttled",
-	[BB_THROTTLED_USEC] = "throttled_usec",
-	[BB_NR_BURSTS] = "nr_bursts",
-	[BB_BURST_USEC] = "burst_usec",
+const char *const cg_stat_names[CG_NSTAT] = {
+	[CG_USAGE_USEC] = "usage_usec",
+	[CG_NR_PERIODS] = "nr_periods",
+	[CG_NR_THROTTLED] = "nr_throttled",
+	[CG_THROTTLED_USEC] = "throttled_usec",
+	[CG_NR_BURSTS] = "nr_bursts",
+	[CG_BURST_USEC] = "burst_usec",
 };
 
 /* A decimal number ending at a space, newline or NUL; *end past it. */
@@ -33,7 +36,7 @@ static int parse_num_at(const char *s, uint64_t *v, const char **end)
 	return 0;
 }
 
-int bb_parse_u64(const char *text, uint64_t *v)
+int cg_parse_u64(const char *text, uint64_t *v)
 {
 	const char *end;
 
@@ -42,7 +45,7 @@ int bb_parse_u64(const char *text, uint64_t *v)
 	return *end && strcmp(end, "\n") ? -EINVAL : 0;
 }
 
-int bb_parse_cpustat(const char *text, struct bb_cpustat *st)
+int cg_parse_cpustat(const char *text, struct cg_cpustat *st)
 {
 	const char *line = text, *end;
 	int found = 0, i;
@@ -51,10 +54,10 @@ int bb_parse_cpustat(const char *text, struct bb_cpustat *st)
 	while (*line) {
 		size_t len = strcspn(line, " \n");
 
-		for (i = 0; i < BB_NSTAT; i++) {
+		for (i = 0; i < CG_NSTAT; i++) {
 			uint64_t v;
 
-			if (strlen(bb_stat_names[i]) != len || strncmp(line, bb_stat_names[i], len) ||
+			if (strlen(cg_stat_names[i]) != len || strncmp(line, cg_stat_names[i], len) ||
 			    line[len] != ' ' || parse_num_at(line + len + 1, &v, &end))
 				continue;
 			if (!st->have[i])
@@ -69,19 +72,19 @@ int bb_parse_cpustat(const char *text, struct bb_cpustat *st)
 	return found;
 }
 
-void bb_cpustat_delta(const struct bb_cpustat *before, const struct bb_cpustat *after,
-		      struct bb_cpustat *delta)
+void cg_cpustat_delta(const struct cg_cpustat *before, const struct cg_cpustat *after,
+		      struct cg_cpustat *delta)
 {
 	int i;
 
-	for (i = 0; i < BB_NSTAT; i++) {
+	for (i = 0; i < CG_NSTAT; i++) {
 		delta->have[i] = before->have[i] && after->have[i];
 		delta->v[i] = delta->have[i] && after->v[i] > before->v[i] ?
 			      after->v[i] - before->v[i] : 0;
 	}
 }
 
-int bb_parse_cpumax(const char *text, uint64_t *quota, uint64_t *period)
+int cg_parse_cpumax(const char *text, uint64_t *quota, uint64_t *period)
 {
 	const char *p = text;
 	uint64_t q;
@@ -92,13 +95,13 @@ int bb_parse_cpumax(const char *text, uint64_t *quota, uint64_t *period)
 	} else if (parse_num_at(p, &q, &p) || !q) {
 		return -EINVAL;
 	}
-	if (*p != ' ' || bb_parse_u64(p + 1, period) || !*period)
+	if (*p != ' ' || cg_parse_u64(p + 1, period) || !*period)
 		return -EINVAL;
 	*quota = q;
 	return 0;
 }
 
-int bb_own_cgroup(const char *proc_cgroup, char *out, size_t len)
+int cg_own(const char *proc_cgroup, char *out, size_t len)
 {
 	const char *line = proc_cgroup;
 
@@ -139,7 +142,7 @@ static const char *field(const char *s, char *out, size_t len)
 	return *s == ' ' ? s + 1 : s;
 }
 
-int bb_cgroup_dir(const char *mountinfo, const char *cg, char *out, size_t len)
+int cg_dir(const char *mountinfo, const char *cg, char *out, size_t len)
 {
 	const char *line = mountinfo;
 	char root[4096], mnt[4096], fstype[64];
@@ -175,18 +178,18 @@ int bb_cgroup_dir(const char *mountinfo, const char *cg, char *out, size_t len)
 	return -ENOENT;
 }
 
-const char *const bb_procstat_names[BB_NPROCSTAT] = {
-	[BB_CPU_USER] = "user",
-	[BB_CPU_NICE] = "nice",
-	[BB_CPU_SYSTEM] = "system",
-	[BB_CPU_IDLE] = "idle",
-	[BB_CPU_IOWAIT] = "iowait",
-	[BB_CPU_IRQ] = "irq",
-	[BB_CPU_SOFTIRQ] = "softirq",
-	[BB_CPU_STEAL] = "steal",
+const char *const cg_procstat_names[CG_NPROCSTAT] = {
+	[CG_CPU_USER] = "user",
+	[CG_CPU_NICE] = "nice",
+	[CG_CPU_SYSTEM] = "system",
+	[CG_CPU_IDLE] = "idle",
+	[CG_CPU_IOWAIT] = "iowait",
+	[CG_CPU_IRQ] = "irq",
+	[CG_CPU_SOFTIRQ] = "softirq",
+	[CG_CPU_STEAL] = "steal",
 };
 
-int bb_parse_procstat(const char *text, struct bb_procstat *st)
+int cg_parse_procstat(const char *text, struct cg_procstat *st)
 {
 	const char *p = text, *end;
 	int i;
@@ -194,7 +197,7 @@ int bb_parse_procstat(const char *text, struct bb_procstat *st)
 	/* The aggregate line comes first: "cpu" and spaces, then the ticks. */
 	if (strncmp(p, "cpu ", 4))
 		return -EINVAL;
-	for (i = 0; i < BB_NPROCSTAT; i++) {
+	for (i = 0; i < CG_NPROCSTAT; i++) {
 		while (*p == ' ' || (i == 0 && *p >= 'a' && *p <= 'z'))
 			p++;
 		if (parse_num_at(p, &st->v[i], &end))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* TAP 13 on stdout (tap.h): the guest suites, the model's, burstctl's and burstbench's tests. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

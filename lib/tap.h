@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Minimal TAP 13 producer for the in-guest suites. */
+/*
+ * Minimal TAP 13 producer, shared by the in-guest suites (tests/kernel),
+ * the model's tests (model/test-*.c) and burstctl's and burstbench's host
+ * unit tests.
+ */
 #ifndef BURSTCFS_TAP_H
 #define BURSTCFS_TAP_H
 
