@@ -37,8 +37,14 @@ ok fails locks_within "$tmp/obj-a" 2
 # scripts/kernel-tree.sh takes the source tree's lock alone.
 desc="the tree preparation's lock waits for the build"
 ok fails flock -n "$src.lock" true
-desc="scripts/kernel-tree.sh takes the source tree's lock exclusively (flock, never -s)"
-exclusive_tree_lock() { grep -qE '^[^#]*flock( -n)? 9' "$1" && ! grep -qE '^[^#]*flock -s' "$1"; }
+# Its lock is exclusive unless it only checks an extracted tree (a scratch
+# index): the one -s it may take is lock_mode's, set under that condition.
+desc="scripts/kernel-tree.sh takes the source tree's lock exclusively, shared only for --check of an extracted tree"
+exclusive_tree_lock() {
+	grep -qE '^[^#]*flock -n "\$\{lock_mode\[@\]\}" 9' "$1" &&
+		! grep -qE '^[^#]*flock -s' "$1" &&
+		grep -qE '^\[\[ -z \$check_only \|\| ! -f \$src/\.pristine-id .*\]\] \|\| lock_mode=\(-s\)$' "$1"
+}
 ok exclusive_tree_lock "$top/scripts/kernel-tree.sh"
 kill %1
 wait %1 2>/dev/null || true
