@@ -28,6 +28,7 @@ IMAGE_DEBS ?=
 E2E_TIMEOUT ?= 1500
 IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
 	tests/e2e/suite.sh tests/e2e/demo.sh tests/e2e/burst-spin.c tests/e2e/stock-initrd-init \
+	tests/node/install-step docs/install.md \
 	tests/e2e/cri-cases.sh tests/e2e/load-cases.sh tools/cri/cri.proto tools/cri/cri-client tools/cri/oci-image tools/cri/stage.sh \
 	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh scripts/kernel-initrd.sh \
 	bench/suite.sh bench/image-bench.sh

@@ -14,6 +14,8 @@
 #   NODE_FLAVOUR cloud-amd64 (default) or amd64: Debian's flavour the
 #                configuration starts from
 
+NODE_FLAVOUR ?= cloud-amd64
+export NODE_FLAVOUR
 NODE_KERNEL_DIR := $(B)/node-kernel
 NODE_FRAGMENT := kernel/config/node.config
 NODE_DEB_DIR := $(NODE_KERNEL_DIR)/debs

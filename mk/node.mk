@@ -8,6 +8,14 @@
 #   test-node    one boot of the node image on its installed kernel, the e2e
 #                suite's smoke subset (NODE_SMOKE); checks the guest runs the
 #                repository's kernel, crun and podman
+#   install-image  build/install/image.raw: a fresh Debian node (Debian's
+#                kernel, crun and podman) with our repository in /srv/burst-cfs
+#                and Debian's crun and podman in /srv/debian-local (it has no
+#                network)
+#   test-install docs/install.md as typed on a copy of it, in three boots:
+#                install, reboot into what GRUB picks (ours), verify, roll
+#                back, reboot into what GRUB picks (Debian's), verify
+#                (tests/node/run-install.sh)
 #   vm           the e2e image on our kernel, interactive: root shell on the
 #                console, commands to try (scripts/vm.sh)
 #   vm-node      the same with the node image on its installed kernel
@@ -21,7 +29,12 @@ NODE_DIR := $(B)/node
 NODE_IMAGE := $(NODE_DIR)/image.raw
 NODE_SMOKE ?= t_quota_only,t_ann_above_quota,t_spin_burst_above,t_pm_burst,t_pm_burst_above,t_pm_run_d_inspect,t_pm_update_above,t_bridge_network,t_rootless_cpu_burst,t_cri_setup,t_cri_pod_list
 
-.PHONY: node-image test-node vm vm-node test-vm
+INSTALL_DIR := $(B)/install
+INSTALL_IMAGE := $(INSTALL_DIR)/image.raw
+DEBIAN_LOCAL := $(B)/debian-local
+DEBIAN_LOCAL_STAMP := $(DEBIAN_LOCAL)/dists/bookworm/Release
+
+.PHONY: node-image test-node vm vm-node test-vm install-image test-install
 
 $(NODE_IMAGE): $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(BURSTCTL_DEB) $(REPO_STAMP) | image-deps
 	@scripts/image-build.sh $(NODE_DIR) $(BASELINE) $(REPO) $(IMAGE_DEBS) $(BURSTCTL_DEB) \
@@ -40,3 +53,18 @@ vm-node: $(NODE_IMAGE) $(NODE_INITRD)
 
 test-vm: $(KERNEL) $(IMAGE) | image-deps
 	@tests/e2e/drive-vm.sh $(B)/results/vm vm
+
+$(DEBIAN_LOCAL_STAMP): scripts/debian-local-repo.sh | image-deps
+	@scripts/debian-local-repo.sh $(DEBIAN_LOCAL)
+
+# Debian's kernel is a volatile package, as ours are: the cached base the
+# other images share stays as it is.
+$(INSTALL_IMAGE): $(IMAGE_INPUTS) $(BASELINE) $(REPO_STAMP) $(DEBIAN_LOCAL_STAMP) | image-deps
+	@IMAGE_MKOSI_ARGS="--volatile-package linux-image-$(NODE_FLAVOUR) \
+		--extra-tree $(CURDIR)/$(REPO):/srv/burst-cfs --extra-tree $(CURDIR)/$(DEBIAN_LOCAL):/srv/debian-local" \
+		scripts/image-build.sh $(INSTALL_DIR) $(BASELINE)
+
+install-image: $(INSTALL_IMAGE)
+
+test-install: $(INSTALL_IMAGE)
+	@tests/node/run-install.sh $(INSTALL_DIR) $(E2E_TIMEOUT)

@@ -11,6 +11,8 @@
 #             test-node`'s image), which mkosi then copies out as
 #             OUT_DIR/image.vmlinuz.
 #             None: Debian's crun and podman.
+# Environment: IMAGE_MKOSI_ARGS, more mkosi options for this image (the
+# install scenario's: Debian's kernel, the repositories in /srv).
 # Caches (outside the clone, reused by the next build): the apt package
 # cache and mkosi's incremental base image under $BURST_CACHE/mkosi, and
 # mkosi's workspace beside them: mkosi runs in its own root
@@ -43,6 +45,9 @@ gcc -O2 -Wall -Wextra -Werror -static -o "$gen/burst-spin" "$top/tests/e2e/burst
 install -m 755 "$top/tests/e2e/suite.sh" "$gen/extra/usr/lib/burst-e2e/suite"
 install -m 755 "$top/tests/e2e/demo.sh" "$gen/extra/usr/lib/burst-e2e/demo"
 install -m 644 "$top/tests/e2e/burstctl.sh" "$gen/extra/usr/lib/burst-e2e/burstctl-cases"
+# The install scenario (make test-install) runs docs/install.md as typed.
+install -m 755 "$top/tests/node/install-step" "$gen/extra/usr/lib/burst-e2e/install-step"
+install -m 644 "$top/docs/install.md" "$gen/extra/usr/share/burst-e2e/install.md"
 # burstctl as make built it (mk/burstctl.mk names it in IMAGE_BURSTCTL).
 [[ -x ${IMAGE_BURSTCTL:-} ]] ||
 	{ echo "image-build: IMAGE_BURSTCTL='${IMAGE_BURSTCTL:-}': burstctl not built (make burstctl)" >&2; exit 1; }
@@ -108,6 +113,7 @@ build_image() {
 		--extra-tree "$gen/extra" \
 		--extra-tree "$gen/stock-modules" \
 		"${mkosi_repo[@]}" \
+		${IMAGE_MKOSI_ARGS:-} \
 		"$@" build) >"$out/mkosi.log" 2>&1 &
 	pid=$!
 	wait_progress "$pid" 5 mkosi_progress

@@ -7,7 +7,9 @@
 #           next to it (make node-image); mkosi boots that one by itself
 #   IMAGE   the image.raw that mkosi built: mkosi finds it by its output
 #           directory and mkosi.conf's Output=
-# Environment: E2E_MEM (MiB, default 2048), E2E_SMP (default 2), E2E_TCG
+# Environment: E2E_PERSISTENT (1: boot IMAGE itself, not a throw-away copy,
+# so the next boot sees what this one changed; the install scenario's),
+# E2E_MEM (MiB, default 2048), E2E_SMP (default 2), E2E_TCG
 # (single, the default: one host thread runs every vCPU, see
 # tcg-single/qemu-system-x86_64; multi: a thread per vCPU, QEMU's default).
 # shellcheck shell=bash
@@ -34,4 +36,6 @@ mkosi_qemu_cmd() {
 		mkosi_qemu+=(--qemu-kernel "$(realpath "$kernel")")
 	fi
 	mkosi_qemu+=(--qemu-smp "${E2E_SMP:-2}" --qemu-mem "${E2E_MEM:-2048}M")
+	# A boot that must leave its changes in the image for the next one.
+	[[ ${E2E_PERSISTENT:-0} == 0 ]] || mkosi_qemu+=(--ephemeral=no)
 }

@@ -704,7 +704,7 @@ rest_post() {
 }
 # rest_update NAME JSON: the libpod update endpoint.
 rest_update() { rest_post "/v4.3.1/libpod/containers/$1/update" "$2"; }
-t_rest_update_400() { # REST libpod update: a burst without quota kept (201, the cgroup's burst); 400 with the message for a negative burst, a refused period; Docker's update: 404
+t_rest_update() { # REST libpod update: a burst without quota kept (201, the cgroup's burst); 400 with the message for a negative burst, a refused period; Docker's update: 404
 	local ok=0 dir
 	pmr run -d --name e2e-rest --network none --rootfs "$ROOTFS_O" sleep 3600 >/dev/null 2>"$work/err" ||
 		{ say "podman --remote run -d failed: $(tail -3 "$work/err" | tr '\n' ' ')"; return 1; }
@@ -793,7 +793,7 @@ tests=(
 	t_pm_update_period_only t_pm_update_quota_only t_pm_update_refused t_pm_update_mem_pids
 	t_pm_update_restart t_crun_update_share_systemd t_crun_update_share_scope t_reload_keeps
 	t_pm_update_stopped t_pm_clone_burst
-	t_remote_run t_remote_update t_remote_update_refused t_rest_update_400
+	t_remote_run t_remote_update t_remote_update_refused t_rest_update
 	t_bridge_network t_rootless t_rootless_cpu_burst
 	"${burstctl_tests[@]}"
 )

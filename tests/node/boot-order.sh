@@ -1,10 +1,7 @@
 #!/bin/bash
 # The node kernel's boot-order rule (docs/install.md, "Which kernel boots"),
-# decided by Debian's own code: GRUB's grub-mkconfig picks the default entry
-# with version_find_latest (grub-common's grub-mkconfig_lib), and
-# linux-base's linux-version sorts kernels for the /vmlinuz symlinks. Both
-# packages are fetched by name from the archive and unpacked here, never
-# installed. For our release ABI-FLAVOUR-burst: ours boots over Debian's
+# decided by Debian's own code (tests/node/debian-boot.sh: GRUB's default
+# entry and linux-base's order). For our release ABI-FLAVOUR-burst: ours boots over Debian's
 # kernel of the same ABI and over every older one; Debian's next ABI boots
 # over ours; ours rebuilt on that ABI boots over it again. TAP.
 # Usage: tests/node/boot-order.sh RELEASE   (e.g. 6.1.0-57-cloud-amd64-burst)
@@ -22,29 +19,15 @@ ours_next=$pre$((abi + 1))$flavour-burst
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && apt-get download -q grub-common linux-base >/dev/null 2>&1) ||
-	{ echo "boot-order: apt-get download grub-common linux-base failed" >&2; exit 1; }
-for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/x"; done
-versions=$(cd "$tmp" && ls ./*.deb | sed 's,^\./,,' | paste -sd' ')
-
-# grub_default KERNEL...: the release grub-mkconfig makes the default entry.
-grub_default() {
-	(set +u
-	 # shellcheck disable=SC1091
-	 . "$tmp/x/usr/share/grub/grub-mkconfig_lib"
-	 version_find_latest "${@/#//boot/vmlinuz-}") | sed 's,^/boot/vmlinuz-,,'
-}
-# linux_version_newest KERNEL...: the newest by linux-version.
-linux_version_newest() {
-	printf '%s\n' "$@" | PERL5LIB=$tmp/x/usr/share/perl5 perl "$tmp/x/usr/bin/linux-version" sort | tail -1
-}
+. "$(dirname "$0")/debian-boot.sh"
+versions=$(debian_boot_fetch "$tmp")
 
 n=0 failed=0
 expect() { # expect WINNER WHY KERNEL...
 	local want=$1 why=$2 g l
 	shift 2
-	g=$(grub_default "$@")
-	l=$(linux_version_newest "$@")
+	g=$(grub_default "$tmp" "$@")
+	l=$(linux_version_newest "$tmp" "$@")
 	n=$((n + 1))
 	if [[ $g == "$want" && $l == "$want" ]]; then
 		echo "ok $n - $why: $want (of $*)"
