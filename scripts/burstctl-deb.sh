@@ -31,6 +31,9 @@ License: GPL-2.0
  version 2 can be found in /usr/share/common-licenses/GPL-2.
 COPY
 mkdir -p "$tmp/DEBIAN"
+# dpkg's record of the files, as every Debian package has (debsums, and the
+# image build's check that the installed files are the package's).
+(cd "$tmp" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$tmp/DEBIAN/md5sums"
 cat >"$tmp/DEBIAN/control" <<CTRL
 Package: burstctl
 Version: $version

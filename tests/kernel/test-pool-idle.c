@@ -63,7 +63,11 @@ static void run(void)
 	/*
 	 * A pinned child wakes the group: its slice comes from the pool with
 	 * the periods the stopped timer missed credited, and what it did not
-	 * use returns, less the 1 ms its runqueue keeps. That holds while the
+	 * use returns, less the 1 ms its runqueue keeps. The child may run on
+	 * after that return, on the kept 1 ms, without a new request: under
+	 * Debian's configuration (the node kernel) its exit sleeps and runs
+	 * again for a few hundred us. So the pool ends between used + 1 ms and
+	 * used below where it was. That holds while the
 	 * child needs one slice, so the slice is made 50 ms for the check
 	 * (forking and exiting cost it several ms under TCG). A run that the
 	 * guest stalled in is done again, from a clean runqueue (rewriting
@@ -90,9 +94,10 @@ static void run(void)
 
 		/* Usage and the pool are in whole usec, each rounded down: 1 usec either way. */
 		if (p)
-			tap_ok(r.s.current_bw >= want - 1 && r.s.current_bw <= want,
-			       "[" F_CREDIT " " F_CURBW "] woken after the timer stopped: pool %lld - used %lld - %lld kept = %lld (got %lld)",
-			       r1.s.current_bw, u1 - u0, MIN_CFS_RQ_RUNTIME_US, want, r.s.current_bw);
+			tap_ok(r.s.current_bw >= want - 1 && r.s.current_bw <= want + MIN_CFS_RQ_RUNTIME_US,
+			       "[" F_CREDIT " " F_CURBW "] woken after the timer stopped: pool %lld - used %lld - at most %lld kept = %lld..%lld (got %lld)",
+			       r1.s.current_bw, u1 - u0, MIN_CFS_RQ_RUNTIME_US, want, want + MIN_CFS_RQ_RUNTIME_US,
+			       r.s.current_bw);
 		else
 			tap_ok(r.s.current_bw == -1 && u1 > u0,
 			       "stock: the child ran %lld us in the group, no current_bw_usec", u1 - u0);
