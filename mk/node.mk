@@ -57,10 +57,10 @@ test-vm: $(KERNEL) $(IMAGE) | image-deps
 $(DEBIAN_LOCAL_STAMP): scripts/debian-local-repo.sh | image-deps
 	@scripts/debian-local-repo.sh $(DEBIAN_LOCAL)
 
-# Debian's kernel is a volatile package, as ours are: the cached base the
-# other images share stays as it is.
+# Debian's kernel and apt (which the other images do without) are added
+# to the scenario's own cached base (IMAGE_BASE), as volatile packages.
 $(INSTALL_IMAGE): $(IMAGE_INPUTS) $(BASELINE) $(REPO_STAMP) $(DEBIAN_LOCAL_STAMP) | image-deps
-	@IMAGE_MKOSI_ARGS="--volatile-package linux-image-$(NODE_FLAVOUR) \
+	@IMAGE_BASE=incremental-install IMAGE_MKOSI_ARGS="--volatile-package linux-image-$(NODE_FLAVOUR) --volatile-package apt \
 		--extra-tree $(CURDIR)/$(REPO):/srv/burst-cfs --extra-tree $(CURDIR)/$(DEBIAN_LOCAL):/srv/debian-local" \
 		scripts/image-build.sh $(INSTALL_DIR) $(BASELINE)
 

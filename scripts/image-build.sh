@@ -12,7 +12,11 @@
 #             OUT_DIR/image.vmlinuz.
 #             None: Debian's crun and podman.
 # Environment: IMAGE_MKOSI_ARGS, more mkosi options for this image (the
-# install scenario's: Debian's kernel, the repositories in /srv).
+# install scenario's: Debian's kernel, the repositories in /srv);
+# IMAGE_BASE, the name of the cached base it starts from (default
+# incremental): the install scenario's must hold Debian's crun and podman,
+# while the base the other images share may hold a build of ours, which
+# they install after it.
 # Caches (outside the clone, reused by the next build): the apt package
 # cache and mkosi's incremental base image under $BURST_CACHE/mkosi, and
 # mkosi's workspace beside them: mkosi runs in its own root
@@ -30,7 +34,8 @@ gen=$out/gen
 start=$(date +%s)
 
 mkosi=$top/scripts/mkosi
-mkdir -p "$out" "$cache/packages" "$cache/incremental" "$cache/workspace"
+base=$cache/${IMAGE_BASE:-incremental}
+mkdir -p "$out" "$cache/packages" "$base" "$cache/workspace"
 
 # 1. Generated inputs: the workload container, the suite, the demo, the
 # benchmark, burstctl, the CRI client and images, the stock kernel's modules.
@@ -107,7 +112,7 @@ build_image() {
 	(cd "$top" && "$mkosi" \
 		--output-dir "$out" \
 		--package-cache-dir "$cache/packages" \
-		--cache-dir "$cache/incremental" \
+		--cache-dir "$base" \
 		--workspace-dir "$cache/workspace" \
 		--incremental=yes \
 		--extra-tree "$gen/extra" \
