@@ -30,7 +30,7 @@ IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
 	tests/e2e/suite.sh tests/e2e/demo.sh tests/e2e/burst-spin.c tests/e2e/stock-initrd-init \
 	tests/node/install-step docs/install.md \
 	tests/e2e/cri-cases.sh tests/e2e/load-cases.sh tools/cri/cri.proto tools/cri/cri-client tools/cri/oci-image tools/cri/stage.sh \
-	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh scripts/kernel-initrd.sh \
+	scripts/image-build.sh scripts/image-rootfs.sh scripts/image-stock.sh scripts/kernel-initrd.sh scripts/lib/image-root.sh \
 	bench/suite.sh bench/image-bench.sh
 # Rebuild when the choice of packages changes, not only when their files do.
 IMAGE_DEBS_CHOICE := $(IMAGE_DIR)/debs-choice

@@ -29,6 +29,7 @@ shift $(($# < 3 ? $# : 3))
 debs=("$@")
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib/progress.sh"
+. "$top/scripts/lib/image-root.sh"
 cache=${BURST_CACHE:-/var/cache/burst-cfs}/mkosi
 gen=$out/gen
 start=$(date +%s)
@@ -138,10 +139,7 @@ build_image() {
 # apt may call the new .deb "already the newest version" and keep the old files.
 stale_packages() {
 	local off deb name
-	off=$(sfdisk -J "$out/image.raw" | python3 -c '
-import json, sys
-t = json.load(sys.stdin)["partitiontable"]
-print(next(p["start"] for p in t["partitions"] if p.get("name") == "root-x86-64") * t.get("sectorsize", 512))')
+	off=$(image_root_offset "$out/image.raw")
 	for deb in "${debs[@]}"; do
 		name=$(dpkg-deb -f "$deb" Package)
 		cmp -s <(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./md5sums | sort) \

@@ -17,6 +17,7 @@ src=$1 timeout_s=${2:-900}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/verdict.sh"
 . "$top/tests/node/debian-boot.sh"
+. "$top/scripts/lib/image-root.sh"
 results=${RESULTS_DIR:-$top/build/results}
 node=$top/build/install-node
 mkdir -p "$results"
@@ -27,13 +28,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 debian_boot_fetch "$work/grub" >/dev/null
 
-root_offset() {
-	sfdisk -J "$node/image.raw" | python3 -c '
-import json, sys
-t = json.load(sys.stdin)["partitiontable"]
-print(next(p["start"] for p in t["partitions"] if p.get("name") == "root-x86-64") * t.get("sectorsize", 512))'
-}
-offset=$(root_offset)
+offset=$(image_root_offset "$node/image.raw")
 fs="$node/image.raw?offset=$offset"
 # The kernels in the node's /boot, by release.
 releases() { debugfs -R 'ls -p /boot' "$fs" 2>/dev/null | awk -F/ '$6 ~ /^vmlinuz-/ { sub(/^vmlinuz-/, "", $6); print $6 }'; }
