@@ -120,6 +120,18 @@ int bwm_set(struct bwm_group *g, uint64_t period, uint64_t quota, uint64_t burst
 	return 0;
 }
 
+/* sched_cfs_bw_burst_enabled_handler(): cfs_bandwidth_settle_pools() */
+void bwm_burst_switched(struct bwm_group *g)
+{
+	uint64_t pool;
+
+	if (g->quota == BWM_INF)
+		return;
+	pool = MIN(g->pool, bwm_cap(g));
+	g->snap -= g->pool - pool;
+	g->pool = pool;
+}
+
 /* sched_cfs_period_timer(), when a period is too short to be enforced */
 void bwm_scale_period(struct bwm_group *g)
 {
@@ -415,7 +427,9 @@ long long bwm_burst_us(const struct bwm_group *g)
  * do_proc_douintvec_w() with proc_get_long(): leading white space, one
  * unsigned number in any C base (strtoul_lenient(), base 0) of at most 20
  * characters, followed by nothing or a space, tab or newline (the rest is
- * ignored); everything else, and any value out of range, is -EINVAL.
+ * ignored); everything else, and any value out of range, is -EINVAL. Only
+ * the first PAGE_SIZE - 1 bytes of a write are looked at: a number that
+ * straddles that point is cut there.
  */
 static int write_uint_minmax(unsigned int *val, const char *buf, size_t len,
 			     unsigned int min, unsigned int max)
@@ -428,6 +442,7 @@ static int write_uint_minmax(unsigned int *val, const char *buf, size_t len,
 
 	if (!len)
 		return 0;
+	len = MIN(len, BWM_PAGE_SIZE - 1);
 	while (len && k_isspace(*buf)) {
 		buf++;
 		len--;

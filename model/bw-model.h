@@ -11,9 +11,10 @@
  * cgroup files speak microseconds and the write functions convert. The
  * model's pool always includes the quota of every period that has ended:
  * the kernel credits a period at its timer expiry or, while the timer is
- * stopped, at the next runtime request or update, and reports the credit in
- * current_bw as if it had been applied. A caller advances the model by the
- * period boundaries that passed (bwm_refill) before it applies a write.
+ * stopped, at the next runtime request, update or write of the burst
+ * switch, and reports the credit in current_bw as if it had been applied.
+ * A caller advances the model by the period boundaries that passed
+ * (bwm_refill) before it applies a write.
  */
 #ifndef BW_MODEL_H
 #define BW_MODEL_H
@@ -31,6 +32,8 @@
 #define BWM_MIN_PERIOD		1000000ULL
 #define BWM_MAX_PERIOD		1000000000ULL
 #define BWM_DEFAULT_PERIOD	100000000ULL
+/* The page size of the kernels the model stands for (x86-64): a sysctl write is cut at one page less a byte */
+#define BWM_PAGE_SIZE		4096ULL
 
 /* The two sysctls, shared by every group of a kernel. */
 struct bwm_sysctls {
@@ -56,7 +59,15 @@ void bwm_group_init(struct bwm_group *g, const struct bwm_sysctls *sys);
 
 /* The cap C = min(quota + burst, max_cfs_runtime); quota with burst off. */
 uint64_t bwm_cap(const struct bwm_group *g);
-/* @periods period boundaries passed: add a quota for each, up to the cap. */
+/*
+ * One refill for @periods period boundaries: a quota for each, up to the
+ * cap. The kernel's running timer refills once per expiry (@periods its
+ * overrun, 1 unless it ran late); a stopped timer's periods are credited
+ * in one refill at the next runtime request, update or switch write. The
+ * pool ends the same however the periods are grouped, but nr_bursts and
+ * burst_time count once per refill, from the pool at the refill before: a
+ * caller following a running timer refills one period at a time.
+ */
 void bwm_refill(struct bwm_group *g, uint64_t periods);
 /* Take up to @want from the pool; returns what was taken. */
 uint64_t bwm_spend(struct bwm_group *g, uint64_t want);
@@ -84,6 +95,14 @@ int bwm_write_cfs_quota_us(struct bwm_group *g, const char *buf, size_t len);
 int bwm_write_cfs_period_us(struct bwm_group *g, const char *buf, size_t len);
 int bwm_write_cfs_burst_us(struct bwm_group *g, const char *buf, size_t len);
 int bwm_write_burst_enabled(struct bwm_sysctls *sys, const char *buf, size_t len);
+/*
+ * A write of kernel.sched_cfs_bw_burst_enabled settles every group at once,
+ * whatever its period timer is doing: the periods that ended before it were
+ * credited under the old value (the caller's bwm_refill up to the write),
+ * and a pool above the cap the new value sets is cut to it, the cut not
+ * counted as use. Call it for each group after an accepted write.
+ */
+void bwm_burst_switched(struct bwm_group *g);
 int bwm_write_onset_percent(struct bwm_sysctls *sys, const char *buf, size_t len);
 
 /* What the files read back: cpu.max ("max 100000\n"), the others in usec. */

@@ -72,12 +72,40 @@ static void test_cap_and_refill(void)
 	sys.burst_enabled = 1;
 	bwm_refill(&g, 10);
 	sys.burst_enabled = 0;
-	is(bwm_available(&g), 160 * MS, "burst switched off: a full pool is kept until the next refill");
-	bwm_refill(&g, 1);
-	is(g.pool, 20 * MS, "the next refill cuts it to the quota");
+	bwm_burst_switched(&g);
+	is(bwm_available(&g), 20 * MS, "burst switched off: a full pool is cut to the quota at once");
+	tap_ok(g.nr_bursts == 0 && g.burst_time == 0 && g.snap == g.pool,
+	       "the cut is not counted as use (nr_bursts %" PRIu64 ", burst_time %" PRIu64 ")",
+	       g.nr_bursts, g.burst_time);
+	bwm_refill(&g, 5);
+	is(g.pool, 20 * MS, "five periods while off: the pool stays at the quota");
 	sys.burst_enabled = 1;
+	bwm_burst_switched(&g);
+	is(g.pool, 20 * MS, "switched on: nothing is credited for the periods that ended while off");
 	bwm_refill(&g, 2);
-	is(g.pool, 60 * MS, "switched on again: saving resumes from there");
+	is(g.pool, 60 * MS, "two periods later: saving resumes from there");
+	tap_ok(g.nr_bursts == 0 && g.burst_time == 0, "no burst counted across the switch");
+}
+
+/* A running timer refills period by period, a stopped one once: the same pool, other statistics. */
+static void test_refill_grouping(void)
+{
+	struct bwm_group one;
+
+	limited(20, 100, 140);
+	bwm_refill(&g, 10);
+	bwm_spend(&g, 100 * MS);
+	one = g;
+	bwm_refill(&g, 1);
+	bwm_refill(&g, 1);
+	bwm_refill(&g, 1);
+	bwm_refill(&one, 3);
+	tap_ok(g.pool == one.pool && g.pool == 120 * MS,
+	       "100 ms spent, three periods: pool 120 ms whether refilled 1+1+1 or 3 at once");
+	tap_ok(g.nr_bursts == 1 && g.burst_time == 80 * MS && one.nr_bursts == 1 &&
+	       one.burst_time == 40 * MS,
+	       "running timer (1+1+1): one burst of 80 ms; stopped timer (3): one burst of 40 ms (got %" PRIu64
+	        " ms, %" PRIu64 " ms)", (uint64_t)(g.burst_time / MS), (uint64_t)(one.burst_time / MS));
 }
 
 static void test_burst_statistics(void)
@@ -335,6 +363,20 @@ static void test_sysctls(void)
 		       bwm_write_burst_enabled(&sys, "2", 1) == -EINVAL && sys.burst_enabled == 0 &&
 		       bwm_write_burst_enabled(&sys, "1", 1) == 0 && sys.burst_enabled == 1,
 	       "burst_enabled: 0 and 1 accepted, 2 refused");
+	{
+		char page[4096];
+
+		/* The kernel reads a sysctl write only to PAGE_SIZE - 1: "5" of a "50" at the end */
+		memset(page, ' ', sizeof(page));
+		memcpy(page + sizeof(page) - 2, "50", 2);
+		tap_ok(bwm_write_onset_percent(&sys, page, sizeof(page)) == 0 && sys.onset_percent == 5,
+		       "onset: 4094 spaces and \"50\" in one write read as 5, as the kernel cuts it (got %u)",
+		       sys.onset_percent);
+		memcpy(page + sizeof(page) - 3, "50", 2);
+		tap_ok(bwm_write_onset_percent(&sys, page, sizeof(page) - 1) == 0 && sys.onset_percent == 50,
+		       "onset: 4093 spaces and \"50\" fit in the page: 50 (got %u)", sys.onset_percent);
+		sys.onset_percent = 0;
+	}
 }
 
 static void test_scale_period(void)
@@ -363,6 +405,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_cap_and_refill();
+	test_refill_grouping();
 	test_burst_statistics();
 	test_updates();
 	test_onset();

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kernel.sched_cfs_bw_burst_enabled, exactly: switched off while a group's
- * pool is full and its period timer runs, the pool is kept until that
- * timer's next refill, which cuts it to the quota; switched on again, the
- * group saves from there. Bad values are EINVAL and change nothing. Pools
- * are compared with the model (pool.h). Stock has no such sysctl (ENOENT).
+ * kernel.sched_cfs_bw_burst_enabled, exactly, in both directions and for
+ * both states of a group's period timer: one group whose timer runs (a
+ * short task has just restarted it) and one whose timer stopped while it
+ * idled. A write applies at once to both alike: the periods that ended
+ * before it are credited under the old value, switching off cuts each pool
+ * to its quota, switching on credits nothing for the periods spent off (a
+ * task that wakes the idle group then is served one quota and throttled,
+ * not a burst it never saved). Bad values are EINVAL and change nothing.
+ * Pools are compared with the model (pool.h). Stock has no such sysctl
+ * (ENOENT) and caps the pool at two quotas.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,23 +19,34 @@
 #include "../../lib/tap.h"
 #include "tests.h"
 
-#define CG CG2_ROOT "/enabled"
+#define CG_RUNNING CG2_ROOT "/enabled-running"
+#define CG_STOPPED CG2_ROOT "/enabled-stopped"
 #define Q QUOTA_US
 #define P PERIOD_US
+/* Asked of the idle group right after the switch back on: more than a quota and a refill. */
+#define SPEND_US (4 * Q)
 
-static struct pool_model m;
+static struct pool_model run_m, stop_m;
 
+/* Write the switch in the middle of the current period and apply it to both models. */
 static void set_enabled(const char *val, int want_ret, long long want, const char *what)
 {
-	long long v = -1;
-	int ret = sysctl_write(SYSCTL_BURST_ENABLED, val), rret = sysctl_get(SYSCTL_BURST_ENABLED, &v);
+	long long v = -1, now = period_now(P);
+	int ret, rret;
 
+	pm_advance(&run_m, now);
+	pm_advance(&stop_m, now);
+	ret = sysctl_write(SYSCTL_BURST_ENABLED, val);
+	rret = sysctl_get(SYSCTL_BURST_ENABLED, &v);
 	if (expect_patched()) {
-		tap_ok(ret == want_ret && rret == 0 && v == want,
+		tap_ok(ret == want_ret && rret == 0 && v == want && period_now(P) == now,
 		       "[" F_ENABLED "] burst_enabled '%s' %s, reads %lld (ret %d, reads %lld)", val, what,
 		       want, ret, v);
-		if (!ret)
-			m.sys.burst_enabled = (unsigned int)v;
+		if (!ret) {
+			run_m.sys.burst_enabled = stop_m.sys.burst_enabled = (unsigned int)v;
+			bwm_burst_switched(&run_m.g);
+			bwm_burst_switched(&stop_m.g);
+		}
 	} else {
 		tap_ok(ret == -ENOENT && rret == -ENOENT,
 		       "stock: no burst_enabled sysctl, write '%s' and read are ENOENT (ret %d, read %d)",
@@ -38,11 +54,22 @@ static void set_enabled(const char *val, int want_ret, long long want, const cha
 	}
 }
 
+/* Restart @cg's period timer with a 1 ms task and take the pool it left as the model's. */
+static int restart_timer(const char *cg, struct pool_model *m, struct pool_read *r)
+{
+	int ret = pinned_burn(cg, "cgroup.procs", 0, 1000);
+
+	ret = ret ?: pool_read(cg, P, r);
+	if (!ret)
+		pm_sync(m, r);
+	return ret;
+}
+
 static void run(void)
 {
 	bool p = expect_patched();
-	long long burst = p ? 7 * Q : Q, v = -1, start;
-	struct pool_read r, rb;
+	long long burst = p ? 7 * Q : Q, v = -1, stopped_periods, throttled;
+	struct pool_read r, rr, rs;
 	int ret;
 
 	ret = sysctl_get(SYSCTL_BURST_ENABLED, &v);
@@ -52,46 +79,88 @@ static void run(void)
 	else
 		tap_ok(ret == -ENOENT, "stock: no %s (ret %d)", SYSCTL_BURST_ENABLED, ret);
 
-	ret = pm_new_group(&m, CG, Q, P, burst);
-	start = m.start;
-	if (!tap_ok(ret == 0, "[" F_ABOVE "] group quota %lld, burst %lld (ret %d)", Q, burst, ret)) {
-		tap_abandon("cannot set up %s", CG);
-		cg_destroy(CG, CG2_ROOT);
+	ret = pm_new_group(&run_m, CG_RUNNING, Q, P, burst);
+	ret = ret ?: pm_new_group(&stop_m, CG_STOPPED, Q, P, burst);
+	if (!tap_ok(ret == 0, "[" F_ABOVE "] two groups quota %lld, burst %lld (ret %d)", Q, burst, ret)) {
+		tap_abandon("cannot set up %s and %s", CG_RUNNING, CG_STOPPED);
+		cg_destroy(CG_RUNNING, CG2_ROOT);
+		cg_destroy(CG_STOPPED, CG2_ROOT);
 		return;
 	}
 
-	/* A full pool, and a running timer: a short task restarts it. */
-	period_wait_index(P, start + 9, 10000);
-	ret = pool_read(CG, P, &r);
-	pm_check(&m, &r, ret, F_ABOVE " " F_CREDIT " " F_CURBW, "nine idle periods: the pool is full");
-	ret = ret ?: pinned_burn(CG, "cgroup.procs", 0, 1000);
-	ret = ret ?: pool_read(CG, P, &rb);
-	if (!ret)
-		pm_sync(&m, &rb);
+	/* Both full; then one timer running, the other stopped (since two idle periods). */
+	period_wait_index(P, stop_m.start + 9, 5000);
+	ret = pool_read(CG_STOPPED, P, &rs);
+	pm_check(&stop_m, &rs, ret, F_ABOVE " " F_CREDIT " " F_CURBW,
+		 "nine idle periods: the pool is full");
+	stopped_periods = rs.s.nr_periods;
+	ret = restart_timer(CG_RUNNING, &run_m, &rr);
 
+	/* On to off: both pools cut to the quota by the write itself. */
 	set_enabled("0", 0, 0, "accepted");
-	ret = ret ?: pool_read(CG, P, &r);
-	pm_check(&m, &r, ret, F_ENABLED " " F_CURBW,
-		 "burst switched off: the pool is kept until the next refill");
+	ret = ret ?: pool_read(CG_RUNNING, P, &r);
+	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW,
+		 "switched off, timer running: the pool is cut to the quota at once");
+	ret = pool_read(CG_STOPPED, P, &r);
+	pm_check(&stop_m, &r, ret, F_ENABLED " " F_CURBW,
+		 "switched off, timer stopped: the pool is cut to the quota at once");
 	set_enabled("2", -EINVAL, 0, "is EINVAL, unchanged");
 	set_enabled("-1", -EINVAL, 0, "is EINVAL, unchanged");
 	set_enabled("abc", -EINVAL, 0, "is EINVAL, unchanged");
 
-	period_wait_index(P, rb.index + 1, P / 2);
-	ret = ret ?: pool_read(CG, P, &r);
-	pm_check(&m, &r, ret, F_ENABLED " " F_CURBW,
-		 "the running timer's refill cut the pool to the quota");
-	tap_ok(ret == 0 && r.s.nr_periods == rb.s.nr_periods + 1,
-	       "the period timer ran that refill: nr_periods %lld -> %lld", rb.s.nr_periods,
+	/* The next boundary: the running timer refilled to the quota, the stopped one is still. */
+	period_wait_index(P, rr.index + 1, P / 2);
+	ret = pool_read(CG_RUNNING, P, &r);
+	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW, "a period later, off: the quota");
+	tap_ok(ret == 0 && r.s.nr_periods == rr.s.nr_periods + 1,
+	       "that group's timer ran the refill: nr_periods %lld -> %lld", rr.s.nr_periods,
+	       r.s.nr_periods);
+	ret = pool_read(CG_STOPPED, P, &r);
+	pm_check(&stop_m, &r, ret, F_ENABLED " " F_CURBW, "a period later, off, timer stopped: the quota");
+	tap_ok(ret == 0 && r.s.nr_periods == stopped_periods,
+	       "that group's timer stayed stopped: nr_periods %lld -> %lld", stopped_periods,
 	       r.s.nr_periods);
 
+	/*
+	 * Off to on, after three more periods off: the running group's timer
+	 * restarted just before, the other's stopped all along. Neither gets
+	 * anything for the periods that ended while off.
+	 */
+	period_wait_index(P, r.index + 3, 5000);
+	ret = restart_timer(CG_RUNNING, &run_m, &rr);
 	set_enabled("1", 0, 1, "accepted");
-	period_wait_index(P, rb.index + 3, P / 2);
-	ret = ret ?: pool_read(CG, P, &r);
-	pm_check(&m, &r, ret, F_ENABLED " " F_CREDIT " " F_CURBW,
-		 "switched on again: two more periods saved");
+	ret = ret ?: pool_read(CG_RUNNING, P, &r);
+	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW,
+		 "switched on, timer running: nothing credited for the periods off");
+	ret = pool_read(CG_STOPPED, P, &rs);
+	pm_check(&stop_m, &rs, ret, F_ENABLED " " F_CURBW,
+		 "switched on, timer stopped: nothing credited for the periods off");
 
-	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "remove %s", CG);
+	/* Spent at once: the one quota the idle group holds does not cover SPEND_US. */
+	throttled = rs.s.nr_throttled;
+	ret = ret ?: pinned_burn(CG_STOPPED, "cgroup.procs", 0, SPEND_US);
+	ret = ret ?: pool_read(CG_STOPPED, P, &r);
+	tap_ok(ret == 0 && r.s.nr_throttled > throttled,
+	       "[" F_ENABLED "] a task asking %lld us right after: throttled, as a pool of %lld us says (nr_throttled %lld -> %lld, periods %lld..%lld, ret %d)",
+	       SPEND_US, rs.s.current_bw, throttled, r.s.nr_throttled, rs.index, r.index, ret);
+
+	/* Saving again since the switch on, whether the timer ran or not. */
+	period_wait_index(P, rs.index + 3, P / 2);
+	ret = pool_read(CG_RUNNING, P, &r);
+	pm_check(&run_m, &r, ret, F_ENABLED " " F_CREDIT " " F_CURBW,
+		 "switched on, periods later: saving again");
+	if (!ret) {
+		ret = pool_read(CG_STOPPED, P, &rs);
+		if (!ret)
+			pm_sync(&stop_m, &rs);
+		period_wait_index(P, rs.index + 2, P / 2);
+	}
+	ret = ret ?: pool_read(CG_STOPPED, P, &r);
+	pm_check(&stop_m, &r, ret, F_ENABLED " " F_CREDIT " " F_CURBW,
+		 "the group that spent: two quotas saved since");
+
+	tap_ok(cg_destroy(CG_RUNNING, CG2_ROOT) == 0, "remove %s", CG_RUNNING);
+	tap_ok(cg_destroy(CG_STOPPED, CG2_ROOT) == 0, "remove %s", CG_STOPPED);
 }
 
-const struct burst_test test_burst_enabled = { "burst-enabled-sysctl", 13, run };
+const struct burst_test test_burst_enabled = { "burst-enabled-sysctl", 21, run };
