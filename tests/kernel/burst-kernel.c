@@ -20,6 +20,7 @@ static const struct burst_test *const tests[] = {
 	&test_bad_input,
 	&test_pool_idle,
 	&test_pool_updates,
+	&test_credit_paths,
 	&test_slack_return,
 	&test_onset,
 	&test_accumulate,

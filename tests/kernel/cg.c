@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -169,7 +170,22 @@ void burst_sysctls_default(void)
 static pid_t hog_pids[HOG_MAX];
 static int hog_count;
 
-int hog_start(const char *cg, const char *procs_file, int procs)
+/* Spin for @usec of this thread's CPU time. */
+static void spin_cpu_usec(long long usec)
+{
+	struct timespec ts;
+	long long start;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	start = ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	while (ts.tv_sec * 1000000LL + ts.tv_nsec / 1000 - start < usec);
+}
+
+/* @on_us 0: spin for ever; else spin @on_us, sleep @off_us, pinned to CPU @i mod the CPUs. */
+static int procs_start(const char *cg, const char *procs_file, int procs, long long on_us,
+		       long long off_us)
 {
 	int i, ret;
 
@@ -184,12 +200,23 @@ int hog_start(const char *cg, const char *procs_file, int procs)
 		if (pid < 0)
 			return -errno;
 		if (pid == 0) {
+			cpu_set_t set;
+
 			close(go[1]);
 			/* Spin only once the parent has moved us into the group. */
 			if (read(go[0], &c, 1) != 1)
 				_exit(1);
-			for (;;)
-				;
+			if (!on_us)
+				for (;;)
+					;
+			CPU_ZERO(&set);
+			CPU_SET(i % cpu_count(), &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				_exit(1);
+			for (;;) {
+				spin_cpu_usec(on_us);
+				sleep_usec(off_us);
+			}
 		}
 		close(go[0]);
 		hog_pids[hog_count++] = pid;
@@ -201,6 +228,17 @@ int hog_start(const char *cg, const char *procs_file, int procs)
 			return ret;
 	}
 	return 0;
+}
+
+int hog_start(const char *cg, const char *procs_file, int procs)
+{
+	return procs_start(cg, procs_file, procs, 0, 0);
+}
+
+int blinker_start(const char *cg, const char *procs_file, int procs, long long on_us,
+		  long long off_us)
+{
+	return procs_start(cg, procs_file, procs, on_us, off_us);
 }
 
 void hog_stop(void)

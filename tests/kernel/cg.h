@@ -31,6 +31,15 @@ long long sysctl_num(const char *name);
 
 /* Fork @procs busy-loop processes into @cg (via @procs_file); 0 or -errno. */
 int hog_start(const char *cg, const char *procs_file, int procs);
+/*
+ * Fork @procs processes into @cg that each spin @on_us of CPU time, then
+ * sleep @off_us, over and over, the i-th pinned to CPU i mod the CPUs: with
+ * one per CPU, each sleep empties its runqueue of the group, which hands
+ * its runtime back. Stopped by hog_stop(). 0 or -errno.
+ */
+int blinker_start(const char *cg, const char *procs_file, int procs, long long on_us,
+		  long long off_us);
+/* Kill and reap every process hog_start() and blinker_start() forked. */
 void hog_stop(void);
 
 long long now_usec(void);

@@ -8,8 +8,10 @@
  * the pool, read in cpu.stat, is unchanged by every refused write too.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cg.h"
 #include "pool.h"
@@ -47,6 +49,39 @@ static void sysctl_bad(const char *name, const char *val, long long keep)
 		tap_ok(ret == -ENOENT && rret == -ENOENT,
 		       "%s absent on stock: write '%s' and read are ENOENT (ret %d, read %d)",
 		       name, val, ret, rret);
+}
+
+/*
+ * A sysctl write longer than a page: the kernel reads only its first
+ * PAGE_SIZE - 1 bytes, so 4094 spaces and "50" set 5. The model cuts the
+ * write at the same place and must say the same.
+ */
+static void sysctl_page_write(void)
+{
+	struct bwm_sysctls sys;
+	char page[4096];
+	long long v = -1;
+	int fd, ret = 0, mret, rret;
+
+	memset(page, ' ', sizeof(page));
+	memcpy(page + sizeof(page) - 2, "50", 2);
+	bwm_sysctls_init(&sys);
+	mret = bwm_write_onset_percent(&sys, page, sizeof(page));
+	fd = open("/proc/sys/kernel/" SYSCTL_BURST_ONSET, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, page, sizeof(page)) < 0)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	rret = sysctl_get(SYSCTL_BURST_ONSET, &v);
+	if (expect_patched())
+		tap_ok(ret == 0 && mret == 0 && rret == 0 && v == 5 && sys.onset_percent == 5,
+		       "[" F_ONSET "] %s: 4094 spaces and \"50\" in one write set %lld, the model %u (ret %d, model ret %d)",
+		       SYSCTL_BURST_ONSET, v, sys.onset_percent, ret, mret);
+	else
+		tap_ok(ret == -ENOENT && rret == -ENOENT,
+		       "%s absent on stock: a page-long write is ENOENT (ret %d, read %d)",
+		       SYSCTL_BURST_ONSET, ret, rret);
+	sysctl_write(SYSCTL_BURST_ONSET, "0");
 }
 
 static void run(void)
@@ -97,8 +132,9 @@ static void run(void)
 	sysctl_bad(SYSCTL_BURST_ONSET, "-1", 0);
 	sysctl_bad(SYSCTL_BURST_ONSET, "abc", 0);
 	sysctl_bad(SYSCTL_BURST_ONSET, "4294967296", 0);
+	sysctl_page_write();
 
 	tap_ok(cg_destroy(CG, CG2_ROOT) == 0, "[" F_ABOVE "] remove %s", CG);
 }
 
-const struct burst_test test_bad_input = { "bad-input-v2", 25, run };
+const struct burst_test test_bad_input = { "bad-input-v2", 26, run };

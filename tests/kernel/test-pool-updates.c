@@ -153,12 +153,105 @@ static void credit_first(void)
 	cg_destroy(CG, CG2_ROOT);
 }
 
+static void wait_until(long long t)
+{
+	long long now = now_usec();
+
+	if (t > now)
+		sleep_usec(t - now);
+}
+
+/* current_bw_usec read at @t against the model; the read must not cross a boundary at @edge. */
+static void pool_at(long long t, long long edge, const char *what)
+{
+	struct bw_sample s;
+	long long t0, t1;
+	int ret;
+
+	wait_until(t);
+	t0 = now_usec();
+	ret = bw_sample(CG, &s);
+	t1 = now_usec();
+	if (expect_patched())
+		tap_ok(ret == 0 && (t0 < edge) == (t1 < edge) && s.current_bw == pm_usec(&m),
+		       "[" F_CREDIT " " F_CURBW "] period change: %s: current_bw_usec %lld, model %lld (%+lld us from the old boundary, ret %d)",
+		       what, s.current_bw, pm_usec(&m), t0 - edge, ret);
+	else
+		tap_ok(ret == 0 && s.current_bw == -1,
+		       "stock: period change: %s: no current_bw_usec (ret %d)", what, ret);
+}
+
+/* nr_periods read at @t, relative to @n0. */
+static void timer_at(long long t, long long n0, long long want, long long edge, const char *what)
+{
+	long long n;
+
+	wait_until(t);
+	n = cg_key(CG, "cpu.stat", "nr_periods");
+	tap_ok(n == n0 + want, "period change, timer running: %s: nr_periods +%lld, want +%lld (%+lld us from the old boundary)",
+	       what, n - n0, want, now_usec() - edge);
+}
+
+/*
+ * The rule for a period change (docs/kernel.md): the period in progress
+ * ends where the old period would have ended, and the new length applies
+ * from that boundary on, whether the period timer runs or is stopped. A
+ * 50 ms period written 20 ms into a 100 ms one, timer stopped, first sees
+ * a boundary 80 ms later, not 50 ms later (the pool shows the credit);
+ * then one each 50 ms. Back to 100 ms, timer running, 20 ms into a 50 ms
+ * period: the next boundary is 30 ms later, the one after it 100 ms after
+ * that (nr_periods counts the timer's expiries). Read 15 ms either side of
+ * each boundary (a late timer, a TCG stall, is far shorter than that).
+ */
+static void period_change(void)
+{
+	long long start, edge, n0;
+	int ret;
+
+	ret = fresh(&start);
+	period_wait_index(P, start + 5, 20000);
+	pm_advance(&m, start + 5);
+	edge = (start + 6) * P;
+	ret = ret ?: rewrite("20000 50000", 1);
+	if (!tap_ok(ret == 0 && now_usec() < edge - 15000,
+		    "[" F_ABOVE "] timer stopped, 20 ms into a 100 ms period: period set to 50 ms (ret %d)",
+		    ret)) {
+		tap_abandon("period change: no group to change (ret %d)", ret);
+		cg_destroy(CG, CG2_ROOT);
+		return;
+	}
+	pool_at(edge - 15000, edge, "before the old boundary, nothing added");
+	bwm_refill(&m.g, 1);
+	pool_at(edge + 15000, edge, "just after the old boundary, one quota");
+	bwm_refill(&m.g, 1);
+	pool_at(edge + 65000, edge + 50000, "50 ms later, one more");
+
+	/*
+	 * Running timer: a task that runs 0.2 ms every 5 ms keeps it running
+	 * (never throttled); boundaries are still every 50 ms from edge.
+	 */
+	ret = blinker_start(CG, "cgroup.procs", 1, 200, 5000);
+	edge += 150000;
+	wait_until(edge - 30000);
+	ret = ret ?: rewrite("20000 100000", 1);
+	n0 = cg_key(CG, "cpu.stat", "nr_periods");
+	tap_ok(ret == 0 && now_usec() < edge - 15000,
+	       "[" F_ABOVE "] timer running, 20 ms into a 50 ms period: period set to 100 ms (ret %d)", ret);
+	timer_at(edge - 15000, n0, 0, edge, "before the old boundary");
+	timer_at(edge + 15000, n0, 1, edge, "after it");
+	timer_at(edge + 65000, n0, 1, edge, "where a 50 ms boundary would be");
+	timer_at(edge + 115000, n0, 2, edge, "100 ms after the old boundary");
+	hog_stop();
+	cg_destroy(CG, CG2_ROOT);
+}
+
 static void run(void)
 {
 	burst = expect_patched() ? 7 * Q : Q;
 	no_minting();
 	cut_and_drop();
 	credit_first();
+	period_change();
 }
 
-const struct burst_test test_pool_updates = { "pool-updates-v2", 10, run };
+const struct burst_test test_pool_updates = { "pool-updates-v2", 19, run };

@@ -7,10 +7,7 @@
  * makes that happen on purpose (a child spinning across a boundary on one
  * slice); many blinking tasks then look for it happening by chance.
  */
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cg.h"
 #include "pool.h"
@@ -21,6 +18,8 @@
 #define Q QUOTA_US
 #define BURST_US 5000LL
 #define BLINKERS 2
+#define BLINK_ON_US 100LL
+#define BLINK_OFF_US 3000LL
 #define RUN_USEC 3000000LL
 #define CG_CAP CG2_ROOT "/slackcap"
 /*
@@ -33,21 +32,6 @@
 #define LEAD_US 1500LL
 #define SPIN_US 2500LL
 #define CAP_TRIES 5
-
-/* Spin a little, sleep 3 ms, forever: slices are taken and handed back. */
-static pid_t blinker_start(void)
-{
-	volatile unsigned long i;
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	for (;;) {
-		for (i = 0; i < 20000; i++)
-			;
-		usleep(3000);
-	}
-}
 
 /*
  * The boundary's refill caps the pool while the child's CPU holds what is
@@ -103,8 +87,7 @@ static void refill_then_return(void)
 static void run(void)
 {
 	long long buffer = Q + BURST_US, end, max = -1;
-	int i, ret, samples = 0, above = 0, absent = 0;
-	pid_t pids[BLINKERS];
+	int ret, samples = 0, above = 0, absent = 0;
 	struct bw_sample s;
 
 	refill_then_return();
@@ -113,11 +96,8 @@ static void run(void)
 		ret = cg_write(CG, "cpu.max.burst", "%lld", BURST_US);
 	if (!ret)
 		ret = cg_write(CG, "cpu.max", "%lld %lld", Q, PERIOD_US);
-	for (i = 0; i < BLINKERS; i++) {
-		pids[i] = blinker_start();
-		if (!ret)
-			ret = cg_write(CG, "cgroup.procs", "%d", pids[i]);
-	}
+	/* Spin a little, sleep 3 ms, forever: slices are taken and handed back. */
+	ret = ret ?: blinker_start(CG, "cgroup.procs", BLINKERS, BLINK_ON_US, BLINK_OFF_US);
 	tap_ok(ret == 0, "%d blinking tasks in %s (quota %lld, burst %lld; ret %d)",
 	       BLINKERS, CG, Q, BURST_US, ret);
 
@@ -135,10 +115,7 @@ static void run(void)
 			max = s.current_bw;
 		sleep_usec(500);
 	}
-	for (i = 0; i < BLINKERS; i++) {
-		kill(pids[i], SIGKILL);
-		waitpid(pids[i], NULL, 0);
-	}
+	hog_stop();
 	tap_diag("slack return: %d samples, max current_bw_usec %lld, %d above buffer %lld",
 		 samples, max, above, buffer);
 	if (expect_patched())

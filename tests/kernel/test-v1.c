@@ -67,6 +67,33 @@ static void burst_above_quota(long long val)
 static struct pool_model m;
 
 /*
+ * Where the model and the kernel differ on purpose: the model is one group,
+ * the v1 hierarchy also refuses a child whose quota/period exceeds its
+ * nearest limited ancestor's (__cfs_schedulable()). The same write, taken
+ * by the model, is EINVAL here and leaves the child unlimited.
+ */
+static void child_above_parent(void)
+{
+	struct bwm_sysctls sys;
+	struct bwm_group g;
+	char val[32];
+	long long quota;
+	int ret, mret;
+
+	bwm_sysctls_init(&sys);
+	bwm_group_init(&g, &sys);
+	snprintf(val, sizeof(val), "%lld", 2 * Q);
+	mret = bwm_write_cfs_quota_us(&g, val, strlen(val));
+	ret = cg_create(CG "/child");
+	ret = ret ?: cg_write(CG "/child", "cpu.cfs_quota_us", "%s", val);
+	quota = cg_num(CG "/child", "cpu.cfs_quota_us");
+	tap_ok(ret == -EINVAL && quota == -1 && mret == 0,
+	       "v1 child quota %s above its parent's %lld: EINVAL, stays %lld; the one-group model takes it (%d): the hierarchy's rule is not modelled (ret %d)",
+	       val, Q, quota, mret, ret);
+	cg_destroy(CG "/child", CG);
+}
+
+/*
  * A new v1 group @cg early in a period: burst first (while unlimited), then
  * quota; the model takes the same writes. *r: cpu.stat in the same period.
  */
@@ -131,6 +158,8 @@ static void run(void)
 	bad("cpu.cfs_quota_us", "abc");
 	bad("cpu.cfs_quota_us", buf);
 
+	child_above_parent();
+
 	tap_ok(cg_key(CG, "cpu.stat", "nr_periods") >= 0 &&
 	       cg_key(CG, "cpu.stat", "nr_throttled") >= 0 &&
 	       cg_key(CG, "cpu.stat", "throttled_time") >= 0 &&
@@ -181,4 +210,4 @@ out:
 	cg_write(CG2_ROOT, "cgroup.subtree_control", "+cpu");
 }
 
-const struct burst_test test_v1 = { "cgroup-v1", 21, run };
+const struct burst_test test_v1 = { "cgroup-v1", 22, run };
