@@ -67,7 +67,7 @@ STRESS := $(B)/tests/burst-stress
 INITRAMFS := $(B)/tests/initramfs.cpio.gz
 
 .PHONY: all deps deps-kernel kernel kernel-debug kernel-kcsan kernel-mainline baseline initramfs check check-series \
-	checkpatch check-model check-host check-series-builds test-series-prefixes test test-harness test-kernel \
+	checkpatch check-model check-host check-series-builds test-series-prefixes test-kernel-teeth test test-harness test-kernel \
 	test-kernel-patched test-kernel-stock \
 	test-stress test-stress-debug test-kcsan demo demo-kernel test-demo-shape clean
 
@@ -169,6 +169,12 @@ check-series-builds: $(KERNEL_TREE_STAMP)
 test-series-prefixes: $(KERNEL_TREE_STAMP) $(INITRAMFS)
 	@scripts/series-prefixes.sh $(KERNEL_SRC) $(B)/kernel/obj-prefix $(INITRAMFS) \
 		$(B)/results/prefixes $(GUEST_FRAGMENT)
+
+# The suite's teeth inside the series (not in `make test`: a kernel build
+# and a boot per fault): each kernel/teeth/*.diff breaks one rule of the
+# whole series, and the checks it names must fail.
+test-kernel-teeth: $(KERNEL_TREE_STAMP) $(INITRAMFS)
+	@scripts/kernel-teeth.sh $(KERNEL_SRC) $(INITRAMFS) $(B)/results/teeth $(GUEST_FRAGMENT)
 
 # The harness itself: every way a guest can go wrong must fail the run.
 test-harness: $(BASELINE) $(INITRAMFS) tests/lib/verdict.sh

@@ -20,13 +20,15 @@
  * microseconds the two rounded reads cost), nr_throttled must not move.
  * A spend that crossed a period boundary, ended too late for the update
  * to follow in its period, or in which the guest stalled (the spin took
- * 5 ms more wall time than CPU time) measured something else: that case
+ * 5 ms more wall time than CPU time), or on stock one in which the task's
+ * start and exit took the group to a quota, measured something else: that case
  * is run again on a new group, with the reason printed, three times at
  * most. Stock: burst at most the quota, spends of a quarter quota (with
  * the task's own start and exit, under one quota: no burst), no
  * current_bw_usec; the statistics must not move at all.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +42,8 @@
 /* A spin whose wall time exceeds its CPU time by this much was stalled by the host. */
 #define SPEND_STALL_US 5000LL
 #define TRIES 3
+/* What the update and its read after the spend need of the period. */
+#define UPDATE_ROOM_US 10000LL
 /* Two rounded reads on each side of a difference: 2 us either way. */
 #define ROUND_US 2LL
 
@@ -50,13 +54,17 @@ struct credit_case {
 	long long update_burst;	/* burst written right after the spend, -1: the same again */
 };
 
-/* Partial and saturated pools, spends below and above one quota; an update that cuts, raises or rewrites the burst. */
+/*
+ * Pools still filling at the wake-up (all but one, which is full: a credit
+ * too many would be capped away there), spends below and above a quota, an
+ * update that cuts, raises or rewrites the burst.
+ */
 static const struct credit_case cases[] = {
 	{ 20000, 140000, 3, 40000, -1 },
 	{ 20000, 140000, 9, 8000, -1 },
-	{ 10000, 30000, 5, 25000, -1 },
-	{ 30000, 90000, 4, 40000, 40000 },
-	{ 20000, 60000, 3, 30000, 70000 },
+	{ 10000, 60000, 4, 25000, -1 },
+	{ 30000, 150000, 3, 40000, 40000 },
+	{ 20000, 100000, 4, 30000, 140000 },
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 /* tap_ok() calls per case: set-up, timer stopped, pool and statistics after the spend, the update, refill pool and statistics, the next period, its timer, removal. */
@@ -64,13 +72,15 @@ static const struct credit_case cases[] = {
 
 /*
  * The spend measured what it is meant to: it began and ended in one period
- * with room left for the update after it, and the host did not stall it.
+ * with room left for the update after it, the host did not stall it, and
+ * the group used at most @most (the task's start and exit count too).
  */
 static bool measured(const struct pool_read *before, const struct pool_read *after,
-		     const long long spun[2], long long spend)
+		     const long long spun[2], long long spend, long long most)
 {
-	return after->index == before->index && after->t % P < P * 3 / 4 &&
-	       spun[1] - spun[0] <= spend + SPEND_STALL_US;
+	return after->index == before->index && after->t % P < P - UPDATE_ROOM_US &&
+	       spun[1] - spun[0] <= spend + SPEND_STALL_US &&
+	       after->s.usage - before->s.usage <= most;
 }
 
 static long long round_ns(const struct bwm_group *g)
@@ -82,6 +92,12 @@ static void one_case(const struct credit_case *c)
 {
 	bool p = expect_patched();
 	long long burst = p ? c->burst : c->quota, spend = p ? c->spend : c->quota / 4;
+	/*
+	 * Stock's update refills the pool and counts a burst like the timer:
+	 * its checks hold while the group used less than a quota, less the
+	 * 1 ms the runqueue keeps.
+	 */
+	long long most = p ? LLONG_MAX : c->quota - MIN_CFS_RQ_RUNTIME_US - 1;
 	long long used = 0, lo, hi, db, dn, want_db, want_dn, nb, spun[2] = { 0, 0 };
 	struct pool_read before, after, r, r2;
 	struct pool_model m;
@@ -102,16 +118,16 @@ static void one_case(const struct credit_case *c)
 		if (ret)
 			break;
 		used = after.s.usage - before.s.usage;
-		if (measured(&before, &after, spun, spend))
+		if (measured(&before, &after, spun, spend, most))
 			break;
 		if (tries == TRIES)
 			break;
-		tap_diag("%s: the spin took %lld us of wall time, the group used %lld us, in periods %lld..%lld, ending %lld us into the last (rule: one period, ending in its first 3/4, the spin at most %lld us longer than asked): again on a new group",
+		tap_diag("%s: the spin took %lld us of wall time, the group used %lld us, in periods %lld..%lld, ending %lld us into the last (rule: one period, ending %lld us before its end, the spin at most %lld us longer than asked, the group using at most %lld us): again on a new group",
 			 what, spun[1] - spun[0], used, before.index, after.index, after.t % P,
-			 SPEND_STALL_US);
+			 UPDATE_ROOM_US, SPEND_STALL_US, most);
 		cg_destroy(CG, CG2_ROOT);
 	}
-	if (!tap_ok(ret == 0 && measured(&before, &after, spun, spend),
+	if (!tap_ok(ret == 0 && measured(&before, &after, spun, spend, most),
 		    "[" F_ABOVE "] %s: set up and spent inside one period, unstalled (ret %d, spin %lld us, used %lld, periods %lld..%lld, try %d)",
 		    what, ret, spun[1] - spun[0], used, before.index, after.index, tries)) {
 		tap_abandon("%s: not measured", what);
