@@ -170,8 +170,7 @@ void burst_sysctls_default(void)
 static pid_t hog_pids[HOG_MAX];
 static int hog_count;
 
-/* Spin for @usec of this thread's CPU time. */
-static void spin_cpu_usec(long long usec)
+void spin_cpu_usec(long long usec)
 {
 	struct timespec ts;
 	long long start;

@@ -43,6 +43,8 @@ int blinker_start(const char *cg, const char *procs_file, int procs, long long o
 void hog_stop(void);
 
 long long now_usec(void);
+/* Spin for @usec of the calling thread's CPU time. */
+void spin_cpu_usec(long long usec);
 void sleep_usec(long long usec);
 
 /* Online CPUs: how many hogs keep every vCPU busy. */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pool.h"
@@ -169,9 +168,6 @@ int pinned_burn_at(const char *cg, const char *procs_file, int cpu, long long sp
 		return -errno;
 	pid = fork();
 	if (pid == 0) {
-		struct timespec ts;
-		long long start;
-
 		long long wall[2];
 
 		close(go[1]);
@@ -179,11 +175,7 @@ int pinned_burn_at(const char *cg, const char *procs_file, int cpu, long long sp
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
 		wall[0] = now_usec();
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		start = ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-		do
-			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		while (ts.tv_sec * 1000000LL + ts.tv_nsec / 1000 - start < spin_us);
+		spin_cpu_usec(spin_us);
 		wall[1] = now_usec();
 		_exit(write(times[1], wall, sizeof(wall)) == sizeof(wall) ? 0 : 1);
 	}
