@@ -98,7 +98,8 @@ int bwm_write_burst_enabled(struct bwm_sysctls *sys, const char *buf, size_t len
 /*
  * A write of kernel.sched_cfs_bw_burst_enabled settles every group at once,
  * whatever its period timer is doing: the periods that ended before it were
- * credited under the old value (the caller's bwm_refill up to the write),
+ * credited under the old value (the caller's bwm_refill up to the write;
+ * the kernel credits an expiry due but not yet run under the new one),
  * and a pool above the cap the new value sets is cut to it, the cut not
  * counted as use. Call it for each group after an accepted write.
  */

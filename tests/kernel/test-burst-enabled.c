@@ -28,7 +28,7 @@
 
 static struct pool_model run_m, stop_m;
 
-/* Write the switch in the middle of the current period and apply it to both models. */
+/* Write the switch inside the current period (checked) and apply it to both models. */
 static void set_enabled(const char *val, int want_ret, long long want, const char *what)
 {
 	long long v = -1, now = period_now(P);

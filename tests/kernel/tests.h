@@ -19,7 +19,9 @@ extern const struct burst_test test_three_field;
 extern const struct burst_test test_bad_input;
 extern const struct burst_test test_pool_idle;
 extern const struct burst_test test_pool_updates;
-extern const struct burst_test test_credit_paths;
+/* Credit spent through each path: one group of checks per set of values */
+#define CREDIT_PATH_CASES 5
+extern const struct burst_test test_credit_paths[CREDIT_PATH_CASES];
 extern const struct burst_test test_slack_return;
 extern const struct burst_test test_onset;
 extern const struct burst_test test_accumulate;
