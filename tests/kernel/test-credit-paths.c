@@ -204,7 +204,7 @@ static void one_case(const struct credit_case *c)
 	db = r.s.burst_usec - after.s.burst_usec;
 	tap_ok(ret == 0 && db >= lo - ROUND_US && db <= hi + ROUND_US &&
 	       (p ? dn == want_dn : dn == (db > 0)) && r.s.nr_throttled == before.s.nr_throttled,
-	       "[" F_ABOVE " " F_CREDIT "] %s: the refill counted nr_bursts +%lld, burst_usec +%lld; expected +%lld, +%lld..%lld; no throttle",
+	       "[" F_ABOVE " " F_CREDIT " " F_CURBW "] %s: the refill counted nr_bursts +%lld, burst_usec +%lld; expected +%lld, +%lld..%lld; no throttle",
 	       what, dn, db, want_dn, lo, hi);
 
 	/* One more refill by the timer, then it stops; the pool goes on being credited. */

@@ -25,8 +25,7 @@
 
 static void run(void)
 {
-	bool p = expect_patched();
-	long long burst = p ? 3 * Q : Q, t0, t1, n, used, bound, low, periods, start_pool, margin;
+	long long burst = expect_patched() ? 3 * Q : Q, t0, t1, n, used, bound, low, periods, start_pool, margin;
 	struct bw_sample s0, s1;
 	int ret;
 
@@ -52,8 +51,9 @@ static void run(void)
 
 	/*
 	 * What the group may have used: the pool it started with (our kernel
-	 * reports it, every missed period credited; stock's is its cap, full
-	 * after idling) and a quota for each refill the timer made. Beyond it:
+	 * reports it, every missed period credited; without current_bw_usec,
+	 * the cap, which bounds any pool) and a quota for each refill the timer
+	 * made. Beyond it:
 	 * runtime a CPU overran before its tick noticed, still owed at the end
 	 * (at most a tick per CPU once the guest was quiet), and a slice per
 	 * CPU for the accounting of the reads. The lower bound, 80% of quota a
@@ -61,7 +61,7 @@ static void run(void)
 	 */
 	n = (t1 - t0 + PERIOD_US - 1) / PERIOD_US;
 	periods = s1.nr_periods - s0.nr_periods;
-	start_pool = p ? s0.current_bw : Q + burst;
+	start_pool = s0.current_bw >= 0 ? s0.current_bw : Q + burst;
 	margin = cpu_count() * (SLICE_US + TICK_US);
 	bound = start_pool + Q * periods + margin;
 	low = Q * n * 8 / 10;
