@@ -54,6 +54,26 @@ static void set_enabled(const char *val, int want_ret, long long want, const cha
 	}
 }
 
+/*
+ * Both groups' pools right after a switch, against their models; @outcome
+ * says what the switch must have done, @running_ret how restarting the
+ * running group's timer went. The stopped group's reading goes to
+ * @stopped; returns how reading it went.
+ */
+static int check_both(int running_ret, const char *dir, const char *outcome,
+		      struct pool_read *stopped)
+{
+	struct pool_read r;
+	int ret = running_ret ?: pool_read(CG_RUNNING, P, &r);
+
+	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW, "switched %s, timer running: %s", dir,
+		 outcome);
+	ret = pool_read(CG_STOPPED, P, stopped);
+	pm_check(&stop_m, stopped, ret, F_ENABLED " " F_CURBW, "switched %s, timer stopped: %s",
+		 dir, outcome);
+	return ret;
+}
+
 /* Restart @cg's period timer with a 1 ms task and take the pool it left as the model's. */
 static int restart_timer(const char *cg, struct pool_model *m, struct pool_read *r)
 {
@@ -98,12 +118,7 @@ static void run(void)
 
 	/* On to off: both pools cut to the quota by the write itself. */
 	set_enabled("0", 0, 0, "accepted");
-	ret = ret ?: pool_read(CG_RUNNING, P, &r);
-	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW,
-		 "switched off, timer running: the pool is cut to the quota at once");
-	ret = pool_read(CG_STOPPED, P, &r);
-	pm_check(&stop_m, &r, ret, F_ENABLED " " F_CURBW,
-		 "switched off, timer stopped: the pool is cut to the quota at once");
+	check_both(ret, "off", "the pool is cut to the quota at once", &r);
 	set_enabled("2", -EINVAL, 0, "is EINVAL, unchanged");
 	set_enabled("-1", -EINVAL, 0, "is EINVAL, unchanged");
 	set_enabled("abc", -EINVAL, 0, "is EINVAL, unchanged");
@@ -129,12 +144,7 @@ static void run(void)
 	period_wait_index(P, r.index + 3, 5000);
 	ret = restart_timer(CG_RUNNING, &run_m, &rr);
 	set_enabled("1", 0, 1, "accepted");
-	ret = ret ?: pool_read(CG_RUNNING, P, &r);
-	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW,
-		 "switched on, timer running: nothing credited for the periods off");
-	ret = pool_read(CG_STOPPED, P, &rs);
-	pm_check(&stop_m, &rs, ret, F_ENABLED " " F_CURBW,
-		 "switched on, timer stopped: nothing credited for the periods off");
+	ret = check_both(ret, "on", "nothing credited for the periods off", &rs);
 
 	/* Spent at once: the one quota the idle group holds does not cover SPEND_US. */
 	throttled = rs.s.nr_throttled;

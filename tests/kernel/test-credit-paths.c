@@ -83,11 +83,6 @@ static bool measured(const struct pool_read *before, const struct pool_read *aft
 	       after->s.usage - before->s.usage <= spend + SPEND_STALL_US;
 }
 
-static long long round_ns(const struct bwm_group *g)
-{
-	return (long long)(g->pool / BWM_NSEC_PER_USEC);
-}
-
 static void one_case(const struct credit_case *c)
 {
 	bool p = expect_patched();
@@ -167,9 +162,9 @@ static void one_case(const struct credit_case *c)
 	ret = ret ?: pool_read(CG, P, &r);
 	if (p) {
 		bwm_set(&m.g, P * 1000, c->quota * 1000, nb * 1000);
-		tap_ok(ret == 0 && r.index == after.index && r.s.current_bw == round_ns(&m.g),
+		tap_ok(ret == 0 && r.index == after.index && r.s.current_bw == pm_usec(&m),
 		       "[" F_KEEP " " F_CURBW "] %s: burst written %lld in between: pool %lld, model %lld (ret %d)",
-		       what, nb, r.s.current_bw, round_ns(&m.g), ret);
+		       what, nb, r.s.current_bw, pm_usec(&m), ret);
 	} else {
 		tap_ok(ret == 0 && r.index == after.index,
 		       "stock: %s: burst written %lld again in between (ret %d)", what, nb, ret);
@@ -180,10 +175,9 @@ static void one_case(const struct credit_case *c)
 	ret = pool_read(CG, P, &r);
 	if (p) {
 		pm_advance(&m, after.index + 1);
-		lo = round_ns(&m.g);
-		tap_ok(ret == 0 && r.index == after.index + 1 && r.s.current_bw == lo,
+		tap_ok(ret == 0 && r.index == after.index + 1 && r.s.current_bw == pm_usec(&m),
 		       "[" F_CREDIT " " F_CURBW "] %s: the running timer refilled: pool %lld, model %lld (ret %d)",
-		       what, r.s.current_bw, lo, ret);
+		       what, r.s.current_bw, pm_usec(&m), ret);
 		want_dn = (long long)(m.g.nr_bursts - bursts0);
 		want_db = (long long)((m.g.burst_time - time0) / BWM_NSEC_PER_USEC);
 		lo = hi = want_db;

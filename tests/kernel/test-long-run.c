@@ -53,10 +53,9 @@ static void run(void)
 	 * What the group may have used: the pool it started with (our kernel
 	 * reports it, every missed period credited; without current_bw_usec,
 	 * the cap, which bounds any pool) and a quota for each refill the timer
-	 * made. Beyond it:
-	 * runtime a CPU overran before its tick noticed, still owed at the end
-	 * (at most a tick per CPU once the guest was quiet), and a slice per
-	 * CPU for the accounting of the reads. The lower bound, 80% of quota a
+	 * made. Beyond it: runtime a CPU overran before its tick noticed, still
+	 * owed at the end (at most a tick per CPU once the guest was quiet),
+	 * and a slice per CPU for the accounting of the reads. The lower bound, 80% of quota a
 	 * period, leaves room for TCG stalls.
 	 */
 	n = (t1 - t0 + PERIOD_US - 1) / PERIOD_US;
