@@ -16,9 +16,9 @@ for patch in "$@"; do
 	if out=$(grep -v '^Originally-by: ' "$patch" |
 		"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --no-summary \
 		--ignore FILE_PATH_CHANGES - 2>&1); then
-		echo "checkpatch: ok   $(basename "$patch")"
+		echo "checkpatch: ok   ${patch#kernel/}"
 	else
-		echo "checkpatch: FAIL $(basename "$patch")"
+		echo "checkpatch: FAIL ${patch#kernel/}"
 		echo "$out" | sed 's/^/    /'
 		failed=1
 	fi

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Prepare build/kernel/src: Debian's linux-source-6.1 with kernel/series applied.
+# Prepare a kernel tree: Debian's linux-source-X (the series' "# base:" line)
+# with the series applied (kernel/series, or kernel/6.12/series).
 #
 # The tree is a git repository whose first commit is the pristine tarball, so
 # re-applying the series only rewrites the files the patches touch (their
@@ -18,8 +19,10 @@ if [[ ${1:-} == --check ]]; then
 fi
 src=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=/usr/src/linux-source-6.1.tar.xz
 series=$(realpath "${KERNEL_SERIES:-$top/kernel/series}")
+base=$(sed -n 's/^# base: *\(linux-source-[0-9.]*\)[[:space:]]*$/\1/p' "$series")
+[[ $base ]] || { echo "kernel-tree: $series has no '# base: linux-source-X.Y' line" >&2; exit 1; }
+tarball=/usr/src/$base.tar.xz
 patch_dir=$(dirname "$series")
 git=(git -C "$src" -c user.name=burst-cfs-build -c user.email=build@localhost
      -c advice.detachedHead=false -c gc.auto=0)
@@ -50,7 +53,7 @@ if [[ ! -f $src/.pristine-id || $(cat "$src/.pristine-id") != "$tar_id" ]]; then
 	tar -xJf "$tarball" -C "$src" --strip-components=1
 	"${git[@]}" init -q
 	"${git[@]}" add -A -f .
-	"${git[@]}" commit -q -m "linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1)"
+	"${git[@]}" commit -q -m "$base $(dpkg-query -W -f='${Version}' "$base")"
 	"${git[@]}" tag pristine
 	echo "$tar_id" >"$src/.pristine-id"
 fi
@@ -71,7 +74,7 @@ for patch in "${patches[@]}"; do
 	fi
 done
 if [[ -n $check_only ]]; then
-	echo "kernel-tree: all ${#patches[@]} patches of $series apply to pristine linux-source-6.1"
+	echo "kernel-tree: all ${#patches[@]} patches of $series apply to pristine $base"
 	exit 0
 fi
 

@@ -4,18 +4,23 @@
 # tree alone, with our config), then check that each prefix fails exactly
 # the checks tagged with a feature it lacks (tests/kernel/pool.h,
 # kernel/series); scripts/judge-prefixes.py does the comparison.
-# Usage: scripts/series-prefixes.sh KERNEL_SRC OBJ_DIR INITRAMFS RESULTS_DIR FRAGMENT...
+# Usage: scripts/series-prefixes.sh KERNEL_SRC INITRAMFS RESULTS_DIR FRAGMENT...
 # KERNEL_SRC must have the series applied by scripts/kernel-tree.sh; the
-# builds run in a git worktree beside it, one object tree for all.
+# builds run in a git worktree of it, DIR/prefix/src, one object tree for
+# all, DIR/prefix/obj-guest: the sources are ../src from it, as for the
+# guest kernel, so ccache answers for every file a prefix does not change.
+# KERNEL_SERIES names the series file (default kernel/series), whose
+# feature tags judge the runs.
 set -euo pipefail
 
 src=$(realpath "$1")
-obj=$(realpath -m "$2")
-initramfs=$(realpath "$3")
-out=$(realpath -m "$4")
-shift 4
+initramfs=$(realpath "$2")
+out=$(realpath -m "$3")
+shift 3
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$src-prefix
+series=$(realpath "${KERNEL_SERIES:-$top/kernel/series}")
+tree=$(dirname "$src")/prefix/src
+obj=$(dirname "$src")/prefix/obj-guest
 git=(git -C "$src" -c advice.detachedHead=false)
 
 . "$top/scripts/lib/worktree.sh"
@@ -29,7 +34,7 @@ start_all=$(date +%s)
 for ((k = 0; k < total; k++)); do
 	if ((k == 0)); then
 		commit=pristine
-		subject="Debian's linux-source-6.1, no patch"
+		subject="Debian's $("${git[@]}" log -1 --format=%s pristine | cut -d' ' -f1), no patch"
 	else
 		commit=${commits[k - 1]}
 		subject=$("${git[@]}" log -1 --format=%s "$commit")
@@ -63,4 +68,4 @@ for ((k = 0; k < total; k++)); do
 	grep -E 'boot-to-result|FAILED after' "$out/prefix-$k.run.log" | sed 's/^/    /' || true
 done
 echo "series-prefixes: $total kernels built and booted in $(( ($(date +%s) - start_all) / 60 )) min"
-"$top/scripts/judge-prefixes.py" "$top/kernel/series" "$out" "$total"
+"$top/scripts/judge-prefixes.py" "$series" "$out" "$total"

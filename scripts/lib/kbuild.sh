@@ -4,7 +4,7 @@
 # same release and build version on every make of one object tree.
 # Sourced after setting src (source tree) and obj (object tree). Sets:
 #   kmake              make -C src O=obj -jN LOCALVERSION=... KBUILD_BUILD_VERSION=...
-#   kernel_pkgversion  linux-source-6.1's version plus +burst1
+#   kernel_pkgversion  the tree's linux-source version plus +burst1
 # shellcheck shell=bash
 
 cache=${BURST_CACHE:-/var/cache/burst-cfs}
@@ -54,7 +54,11 @@ kernel_localversion=-burst-cfs
 # so every clone builds the same tree into the same bzImage.
 KBUILD_BUILD_TIMESTAMP=$(git -C "$src" log -1 --format=%cD 2>/dev/null || echo 'Thu, 1 Jan 1970 00:00:00 +0000')
 export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER=burst-cfs KBUILD_BUILD_HOST=burst-cfs
-kernel_pkgversion=$(dpkg-query -W -f='${Version}' linux-source-6.1)+burst1
+# The tree's first commit (scripts/kernel-tree.sh) names the package and
+# version it was extracted from: "linux-source-6.12 6.12.118-1~deb12u1".
+kernel_source=$(git -C "$src" log -1 --format=%s pristine 2>/dev/null) ||
+	{ echo "kbuild: $src has no pristine commit (scripts/kernel-tree.sh makes it)" >&2; exit 1; }
+kernel_pkgversion=${kernel_source#* }+burst1
 # kbuild runs its own -j, and nothing of the make that started this script
 # (its jobserver, which it does not pass here, its flags, its variables)
 # reaches the kernel's make.

@@ -3,15 +3,20 @@
  * Exact pool checks: read current_bw at a known period and compare it with
  * the reference model (model/bw-model.c).
  *
- * Why period boundaries are known: a group's period timer is set up with
- * its expiry at 0 and first armed by hrtimer_forward_now(), which moves it
- * to the next multiple of the period on CLOCK_MONOTONIC; stopping and
- * restarting the timer forwards it by whole periods again. So a group whose
- * period never changed has its boundaries at the multiples of its period on
- * the clock userspace reads, and current_bw counts every boundary that has
- * passed (the kernel adds the ones its timer has not yet credited). A read
- * whose clock readings before and after fall in the same period therefore
- * saw exactly floor(t / period) boundaries, however late the timer runs.
+ * Why period boundaries are known: a group's period timer keeps one grid
+ * of expiries for as long as its period stays the same. Starting and
+ * stopping the timer, and crediting the periods it missed, move the expiry
+ * by whole periods (hrtimer_forward_now()), so the group's boundaries are
+ * at its phase plus the multiples of its period on CLOCK_MONOTONIC, and
+ * current_bw counts every boundary that has passed (the kernel adds the
+ * ones its timer has not yet credited). The phase is where the expiry
+ * started: 0 on 6.1, a random time below the default period on 6.12
+ * (init_cfs_bandwidth(): "so that timers interleave"), fixed when the
+ * group is made. period_learn() finds it for each new group, and every
+ * period below is counted from it. A read whose clock readings before and
+ * after fall in the same period, with the phase's uncertainty on either
+ * side, therefore saw exactly that period's count of boundaries, however
+ * late the timer runs.
  */
 #ifndef BURSTCFS_POOL_H
 #define BURSTCFS_POOL_H
@@ -44,21 +49,54 @@
 /* What a cfs_rq keeps when it hands its slack back (min_cfs_rq_runtime) */
 #define MIN_CFS_RQ_RUNTIME_US	1000LL
 
+/* Where a group's period boundaries fall: at @phase + k * @period. */
+struct period_clock {
+	long long period;	/* usec */
+	long long phase;	/* usec on CLOCK_MONOTONIC modulo @period */
+	long long err;		/* usec: the true phase is within @phase +- @err */
+};
+
 /* One cpu.stat read that fell inside one period. */
 struct pool_read {
 	struct bw_sample s;	/* s.current_bw: the pool, in usec */
-	long long index;	/* the period it fell into: floor(t / period) */
+	long long index;	/* the period it fell into (period_now()) */
 	long long t;		/* usec on CLOCK_MONOTONIC, just before the read */
 };
 
-/* Read @cg's cpu.stat inside one period of @period_us; 0 or -errno. */
-int pool_read(const char *cg, long long period_us, struct pool_read *r);
-/* The period of @period_us that CLOCK_MONOTONIC is in now. */
-long long period_now(long long period_us);
+/*
+ * Learn where the boundaries of @cg (made, no limit yet, v1 or v2) fall for
+ * period @period_us. Once no other group's period timer is armed (up to a
+ * few periods), a limit written to the group arms its timer at the next
+ * boundary, /proc/timer_list shows that expiry, and the limit comes off
+ * again; the timer then stops (waited for, up to a period). On a 6.1
+ * kernel without the series the phase is 0 (its code), and nothing is
+ * written. One line of diagnostics says what was learnt. 0 or -errno.
+ *
+ * Should a boundary fall in the microseconds the learning limit is on, the
+ * timer counts a period and marks the group idle, and the timer of the
+ * next limit stops a period sooner: a group that stays idle counts two
+ * periods in all either way (cfs_b->idle is cleared only by a runtime
+ * request).
+ */
+int period_learn(const char *cg, long long period_us, struct period_clock *c);
+/* The period of @c that CLOCK_MONOTONIC time @t (usec) falls in. */
+long long period_at(const struct period_clock *c, long long t);
+/* The period of @c that CLOCK_MONOTONIC is in now. */
+long long period_now(const struct period_clock *c);
+/* When period @index of @c begins, usec on CLOCK_MONOTONIC. */
+long long period_start(const struct period_clock *c, long long index);
+/* Read @cg's cpu.stat inside one period of @c; 0 or -errno. */
+int pool_read(const char *cg, const struct period_clock *c, struct pool_read *r);
 /* Sleep until @offset_us into a period (the next one unless this one is early enough). */
-void period_wait(long long period_us, long long offset_us);
+void period_wait(const struct period_clock *c, long long offset_us);
 /* Sleep until period @index has begun, @offset_us into it. */
-void period_wait_index(long long period_us, long long index, long long offset_us);
+void period_wait_index(const struct period_clock *c, long long index, long long offset_us);
+/*
+ * Sleep until no boundary of @a or @b is within @margin_us of now (a write
+ * that two groups must see inside one period each); at once if none is.
+ */
+void period_wait_clear(const struct period_clock *a, const struct period_clock *b,
+		       long long margin_us);
 
 /*
  * The model of one group, advanced period by period alongside the kernel.
@@ -69,6 +107,7 @@ struct pool_model {
 	struct bwm_group g;
 	long long index;
 	long long start;	/* the period in which the model began */
+	struct period_clock clk;	/* the group's boundaries (pm_new_group()) */
 };
 
 /* A group the model has just seen limited at period @index (sysctls: defaults). */
@@ -88,9 +127,10 @@ bool pm_check(struct pool_model *m, const struct pool_read *r, int ret, const ch
 void pm_sync(struct pool_model *m, const struct pool_read *r);
 
 /*
- * Early in a period, give @cg quota @quota_us, period @period_us and then
- * burst @burst_us (bw_group()), and set @m up as the same new limit from
- * that period on (m->start). 0 or -errno of the writes.
+ * Make @cg, learn its boundaries (m->clk), then early in a period give it
+ * quota @quota_us, period @period_us and then burst @burst_us (bw_group()),
+ * and set @m up as the same new limit from that period on (m->start). 0 or
+ * -errno.
  */
 int pm_new_group(struct pool_model *m, const char *cg, long long quota_us, long long period_us,
 		 long long burst_us);

@@ -45,8 +45,8 @@ static void run(void)
 	}
 
 	/* Just after a boundary, so that the burst is over before the next one. */
-	period_wait_index(P, start + 10, 2000);
-	ret = pool_read(CG, P, &r);
+	period_wait_index(&m.clk, start + 10, 2000);
+	ret = pool_read(CG, &m.clk, &r);
 	pm_check(&m, &r, ret, F_ABOVE " " F_CREDIT " " F_CURBW,
 		 "ten idle periods: quota + burst saved");
 	ret = ret ?: bw_until_throttled(CG, NULL, cpu_count(), THROTTLE_TIMEOUT_US, &b);

@@ -93,11 +93,8 @@ static void run(void)
 	char val[64];
 	int ret;
 
-	period_wait(PERIOD_US, 5000);
-	ret = bw_group(CG, 20000, 100000, burst);
-	pm_init(&m, period_now(PERIOD_US));
-	bwm_set(&m.g, PERIOD_US * 1000, 20000 * 1000, burst * 1000);
-	ret = ret ?: pool_read(CG, PERIOD_US, &r0);
+	ret = pm_new_group(&m, CG, 20000, 100000, burst);
+	ret = ret ?: pool_read(CG, &m.clk, &r0);
 	if (!tap_ok(ret == 0, "[" F_ABOVE "] group with cpu.max '20000 100000', burst %lld", burst)) {
 		tap_abandon("cannot set up %s", CG);
 		cg_destroy(CG, CG2_ROOT);
@@ -120,7 +117,7 @@ static void run(void)
 	group_write("cpu.max.burst", "1.5", -EINVAL, burst);
 	group_write("cpu.max.burst", "40000 ", -EINVAL, burst);
 
-	ret = pool_read(CG, PERIOD_US, &r);
+	ret = pool_read(CG, &m.clk, &r);
 	pm_check(&m, &r, ret, F_ABOVE " " F_KEEP " " F_CURBW,
 		 "after the refused writes the pool is what the periods alone made it");
 

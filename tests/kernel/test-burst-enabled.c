@@ -31,15 +31,20 @@ static struct pool_model run_m, stop_m;
 /* Write the switch inside the current period (checked) and apply it to both models. */
 static void set_enabled(const char *val, int want_ret, long long want, const char *what)
 {
-	long long v = -1, now = period_now(P);
+	long long v = -1, run_now, stop_now;
 	int ret, rret;
 
-	pm_advance(&run_m, now);
-	pm_advance(&stop_m, now);
+	/* Neither group's boundary within 3 ms: the write is inside a period of each. */
+	period_wait_clear(&run_m.clk, &stop_m.clk, 3000);
+	run_now = period_now(&run_m.clk);
+	stop_now = period_now(&stop_m.clk);
+	pm_advance(&run_m, run_now);
+	pm_advance(&stop_m, stop_now);
 	ret = sysctl_write(SYSCTL_BURST_ENABLED, val);
 	rret = sysctl_get(SYSCTL_BURST_ENABLED, &v);
 	if (expect_patched()) {
-		tap_ok(ret == want_ret && rret == 0 && v == want && period_now(P) == now,
+		tap_ok(ret == want_ret && rret == 0 && v == want &&
+		       period_now(&run_m.clk) == run_now && period_now(&stop_m.clk) == stop_now,
 		       "[" F_ENABLED "] burst_enabled '%s' %s, reads %lld (ret %d, reads %lld)", val, what,
 		       want, ret, v);
 		if (!ret) {
@@ -64,11 +69,11 @@ static int check_both(int running_ret, const char *dir, const char *outcome,
 		      struct pool_read *stopped)
 {
 	struct pool_read r;
-	int ret = running_ret ?: pool_read(CG_RUNNING, P, &r);
+	int ret = running_ret ?: pool_read(CG_RUNNING, &run_m.clk, &r);
 
 	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW, "switched %s, timer running: %s", dir,
 		 outcome);
-	ret = pool_read(CG_STOPPED, P, stopped);
+	ret = pool_read(CG_STOPPED, &stop_m.clk, stopped);
 	pm_check(&stop_m, stopped, ret, F_ENABLED " " F_CURBW, "switched %s, timer stopped: %s",
 		 dir, outcome);
 	return ret;
@@ -79,7 +84,7 @@ static int restart_timer(const char *cg, struct pool_model *m, struct pool_read 
 {
 	int ret = pinned_burn(cg, "cgroup.procs", 0, 1000);
 
-	ret = ret ?: pool_read(cg, P, r);
+	ret = ret ?: pool_read(cg, &m->clk, r);
 	if (!ret)
 		pm_sync(m, r);
 	return ret;
@@ -109,8 +114,8 @@ static void run(void)
 	}
 
 	/* Both full; then one timer running, the other stopped (since two idle periods). */
-	period_wait_index(P, stop_m.start + 9, 5000);
-	ret = pool_read(CG_STOPPED, P, &rs);
+	period_wait_index(&stop_m.clk, stop_m.start + 9, 5000);
+	ret = pool_read(CG_STOPPED, &stop_m.clk, &rs);
 	pm_check(&stop_m, &rs, ret, F_ABOVE " " F_CREDIT " " F_CURBW,
 		 "nine idle periods: the pool is full");
 	stopped_periods = rs.s.nr_periods;
@@ -124,13 +129,13 @@ static void run(void)
 	set_enabled("abc", -EINVAL, 0, "is EINVAL, unchanged");
 
 	/* The next boundary: the running timer refilled to the quota, the stopped one is still. */
-	period_wait_index(P, rr.index + 1, P / 2);
-	ret = pool_read(CG_RUNNING, P, &r);
+	period_wait_index(&run_m.clk, rr.index + 1, P / 2);
+	ret = pool_read(CG_RUNNING, &run_m.clk, &r);
 	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW, "a period later, off: the quota");
 	tap_ok(ret == 0 && r.s.nr_periods == rr.s.nr_periods + 1,
 	       "that group's timer ran the refill: nr_periods %lld -> %lld", rr.s.nr_periods,
 	       r.s.nr_periods);
-	ret = pool_read(CG_STOPPED, P, &r);
+	ret = pool_read(CG_STOPPED, &stop_m.clk, &r);
 	pm_check(&stop_m, &r, ret, F_ENABLED " " F_CURBW, "a period later, off, timer stopped: the quota");
 	tap_ok(ret == 0 && r.s.nr_periods == stopped_periods,
 	       "that group's timer stayed stopped: nr_periods %lld -> %lld", stopped_periods,
@@ -141,7 +146,7 @@ static void run(void)
 	 * restarted just before, the other's stopped all along. Neither gets
 	 * anything for the periods that ended while off.
 	 */
-	period_wait_index(P, r.index + 3, 5000);
+	period_wait_index(&stop_m.clk, r.index + 3, 5000);
 	ret = restart_timer(CG_RUNNING, &run_m, &rr);
 	set_enabled("1", 0, 1, "accepted");
 	ret = check_both(ret, "on", "nothing credited for the periods off", &rs);
@@ -149,23 +154,23 @@ static void run(void)
 	/* Spent at once: the one quota the idle group holds does not cover SPEND_US. */
 	throttled = rs.s.nr_throttled;
 	ret = ret ?: pinned_burn(CG_STOPPED, "cgroup.procs", 0, SPEND_US);
-	ret = ret ?: pool_read(CG_STOPPED, P, &r);
+	ret = ret ?: pool_read(CG_STOPPED, &stop_m.clk, &r);
 	tap_ok(ret == 0 && r.s.nr_throttled > throttled,
 	       "[" F_ENABLED "] a task asking %lld us right after: throttled, as a pool of %lld us says (nr_throttled %lld -> %lld, periods %lld..%lld, ret %d)",
 	       SPEND_US, rs.s.current_bw, throttled, r.s.nr_throttled, rs.index, r.index, ret);
 
 	/* Saving again since the switch on, whether the timer ran or not. */
-	period_wait_index(P, rs.index + 3, P / 2);
-	ret = pool_read(CG_RUNNING, P, &r);
+	period_wait_index(&stop_m.clk, rs.index + 3, P / 2);
+	ret = pool_read(CG_RUNNING, &run_m.clk, &r);
 	pm_check(&run_m, &r, ret, F_ENABLED " " F_CREDIT " " F_CURBW,
 		 "switched on, periods later: saving again");
 	if (!ret) {
-		ret = pool_read(CG_STOPPED, P, &rs);
+		ret = pool_read(CG_STOPPED, &stop_m.clk, &rs);
 		if (!ret)
 			pm_sync(&stop_m, &rs);
-		period_wait_index(P, rs.index + 2, P / 2);
+		period_wait_index(&stop_m.clk, rs.index + 2, P / 2);
 	}
-	ret = ret ?: pool_read(CG_STOPPED, P, &r);
+	ret = ret ?: pool_read(CG_STOPPED, &stop_m.clk, &r);
 	pm_check(&stop_m, &r, ret, F_ENABLED " " F_CREDIT " " F_CURBW,
 		 "the group that spent: two quotas saved since");
 

@@ -75,10 +75,11 @@ static const struct credit_case cases[] = {
  * neither the spin (its wall time) nor the task's start and exit (the CPU
  * the group used beyond the spin; a stalled vCPU is charged the stall).
  */
-static bool measured(const struct pool_read *before, const struct pool_read *after,
-		     const long long spun[2], long long spend)
+static bool measured(const struct period_clock *clk, const struct pool_read *before,
+		     const struct pool_read *after, const long long spun[2], long long spend)
 {
-	return after->index == before->index && after->t % P < P - UPDATE_ROOM_US &&
+	return after->index == before->index &&
+	       after->t - period_start(clk, after->index) < P - UPDATE_ROOM_US &&
 	       spun[1] - spun[0] <= spend + SPEND_STALL_US &&
 	       after->s.usage - before->s.usage <= spend + SPEND_STALL_US;
 }
@@ -99,24 +100,25 @@ static void one_case(const struct credit_case *c)
 	for (tries = 1;; tries++) {
 		ret = pm_new_group(&m, CG, c->quota, P, burst);
 		if (!ret) {
-			period_wait_index(P, m.start + c->idle, 2000);
-			ret = pool_read(CG, P, &before);
+			period_wait_index(&m.clk, m.start + c->idle, 2000);
+			ret = pool_read(CG, &m.clk, &before);
 		}
 		ret = ret ?: pinned_burn_at(CG, "cgroup.procs", 0, spend, 0, spun);
-		ret = ret ?: pool_read(CG, P, &after);
+		ret = ret ?: pool_read(CG, &m.clk, &after);
 		if (ret)
 			break;
 		used = after.s.usage - before.s.usage;
-		if (measured(&before, &after, spun, spend))
+		if (measured(&m.clk, &before, &after, spun, spend))
 			break;
 		if (tries == TRIES)
 			break;
 		tap_diag("%s: the spin took %lld us of wall time, the group used %lld us, in periods %lld..%lld, ending %lld us into the last (rule: one period, ending %lld us before its end, the spin's wall time and the group's CPU at most %lld us over the spin): again on a new group",
-			 what, spun[1] - spun[0], used, before.index, after.index, after.t % P,
+			 what, spun[1] - spun[0], used, before.index, after.index,
+			 after.t - period_start(&m.clk, after.index),
 			 UPDATE_ROOM_US, SPEND_STALL_US);
 		cg_destroy(CG, CG2_ROOT);
 	}
-	if (!tap_ok(ret == 0 && measured(&before, &after, spun, spend),
+	if (!tap_ok(ret == 0 && measured(&m.clk, &before, &after, spun, spend),
 		    "[" F_ABOVE "] %s: set up and spent inside one period, unstalled (ret %d, spin %lld us, used %lld, periods %lld..%lld, try %d)",
 		    what, ret, spun[1] - spun[0], used, before.index, after.index, tries)) {
 		tap_abandon("%s: not measured", what);
@@ -124,8 +126,8 @@ static void one_case(const struct credit_case *c)
 		return;
 	}
 	tap_ok(before.s.nr_periods == 2,
-	       "%s: the timer stopped after two idle periods: nr_periods %lld", what,
-	       before.s.nr_periods);
+	       "%s: the timer stopped after two idle periods (counted since the group was made, period_learn() says why): nr_periods %lld",
+	       what, before.s.nr_periods);
 
 	/* The wake-up's credit and the slack return. */
 	if (p) {
@@ -159,7 +161,7 @@ static void one_case(const struct credit_case *c)
 	/* An update in between: never adds runtime, and what it cuts is not a burst. */
 	nb = c->update_burst >= 0 && p ? c->update_burst : burst;
 	ret = cg_write(CG, "cpu.max.burst", "%lld", nb);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &m.clk, &r);
 	if (p) {
 		bwm_set(&m.g, P * 1000, c->quota * 1000, nb * 1000);
 		tap_ok(ret == 0 && r.index == after.index && r.s.current_bw == pm_usec(&m),
@@ -171,8 +173,8 @@ static void one_case(const struct credit_case *c)
 	}
 
 	/* The running timer's refill: the pool and the burst it counts. */
-	period_wait_index(P, after.index + 1, P / 2);
-	ret = pool_read(CG, P, &r);
+	period_wait_index(&m.clk, after.index + 1, P / 2);
+	ret = pool_read(CG, &m.clk, &r);
 	if (p) {
 		pm_advance(&m, after.index + 1);
 		tap_ok(ret == 0 && r.index == after.index + 1 && r.s.current_bw == pm_usec(&m),
@@ -202,8 +204,8 @@ static void one_case(const struct credit_case *c)
 	       what, dn, db, want_dn, lo, hi);
 
 	/* One more refill by the timer, then it stops; the pool goes on being credited. */
-	period_wait_index(P, after.index + 3, P / 2);
-	ret = pool_read(CG, P, &r2);
+	period_wait_index(&m.clk, after.index + 3, P / 2);
+	ret = pool_read(CG, &m.clk, &r2);
 	pm_check(&m, &r2, ret, F_CREDIT " " F_CURBW, "%s: two periods later", what);
 	tap_ok(ret == 0 && r2.s.nr_periods == after.s.nr_periods + 2,
 	       "%s: the woken timer ran two periods, then stopped: nr_periods %lld -> %lld", what,

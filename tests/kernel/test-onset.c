@@ -23,6 +23,7 @@
 
 static char cg[128];
 static struct pool_model m;
+static struct period_clock clk;
 
 /* The model's sysctls follow the kernel's. */
 static void set_onset(const char *val, int want_ret, long long want, const char *what)
@@ -65,17 +66,19 @@ static int wr(const char *file, const char *fmt, long long a, long long b)
 }
 
 /*
- * A new group @name early in a period, given @burst and quota in the
- * order @burst_first says; *r gets its cpu.stat in the same period.
+ * A new group @name, its boundaries learnt, then early in a period given
+ * @burst and quota in the order @burst_first says; *r gets its cpu.stat in
+ * the same period.
  */
 static int fresh(const char *name, long long burst, bool burst_first, struct pool_read *r)
 {
 	int ret;
 
 	snprintf(cg, sizeof(cg), CG2_ROOT "/%s", name);
-	period_wait(P, 5000);
 	ret = cg_create(cg);
-	model_new(period_now(P));
+	ret = ret ?: period_learn(cg, P, &clk);
+	period_wait(&clk, 5000);
+	model_new(period_now(&clk));
 	if (burst_first) {
 		ret = ret ?: wr("cpu.max.burst", "%lld", burst, 0);
 		ret = ret ?: wr("cpu.max", "%lld %lld", Q, P);
@@ -83,7 +86,7 @@ static int fresh(const char *name, long long burst, bool burst_first, struct poo
 		ret = ret ?: wr("cpu.max", "%lld %lld", Q, P);
 		ret = ret ?: wr("cpu.max.burst", "%lld", burst, 0);
 	}
-	return ret ?: pool_read(cg, P, r);
+	return ret ?: pool_read(cg, &clk, r);
 }
 
 /*
@@ -149,13 +152,13 @@ static void run(void)
 	pm_check(&m, &r, ret, F_ONSET " " F_CURBW, "onset 50, quota then burst: quota + burst/2");
 	ret = ret ?: wr("cpu.max.burst", "%lld", burst, 0);
 	ret = ret ?: wr("cpu.max", "%lld %lld", Q, P);
-	ret = ret ?: pool_read(cg, P, &r);
+	ret = ret ?: pool_read(cg, &clk, &r);
 	pm_check(&m, &r, ret, F_ONSET " " F_KEEP " " F_CURBW,
 		 "onset 50, the same burst and quota written again: nothing more");
 	/* Lowered, the pool is cut; raised again, half the increase is granted. */
 	ret = ret ?: wr("cpu.max.burst", "%lld", burst * 2 / 7, 0);
 	ret = ret ?: wr("cpu.max.burst", "%lld", burst, 0);
-	ret = ret ?: pool_read(cg, P, &r);
+	ret = ret ?: pool_read(cg, &clk, &r);
 	pm_check(&m, &r, ret, F_ONSET " " F_KEEP " " F_CURBW,
 		 "onset 50, burst lowered to %lld then raised to %lld: cut, then half the increase",
 		 burst * 2 / 7, burst);

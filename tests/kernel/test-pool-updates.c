@@ -26,6 +26,7 @@
 #define TRIES 3
 
 static struct pool_model m;
+static struct period_clock clk;
 static long long burst;
 
 /* A new group limited early in a period; the model follows it. */
@@ -33,11 +34,12 @@ static int fresh(long long *start)
 {
 	int ret;
 
-	period_wait(P, 5000);
 	ret = cg_create(CG);
+	ret = ret ?: period_learn(CG, P, &clk);
+	period_wait(&clk, 5000);
 	ret = ret ?: cg_write(CG, "cpu.max.burst", "%lld", burst);
 	ret = ret ?: cg_write(CG, "cpu.max", "%lld %lld", Q, P);
-	*start = period_now(P);
+	*start = period_now(&clk);
 	pm_init(&m, *start);
 	bwm_set(&m.g, P * 1000, Q * 1000, burst * 1000);
 	return ret;
@@ -73,7 +75,7 @@ static void no_minting(void)
 	ret = fresh(&start);
 	for (i = 0; i < 7 && !ret; i++)
 		ret = rewrite("20000 100000", 1) ?: write_burst(burst);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_KEEP " " F_CURBW,
 		 "new group, cpu.max and cpu.max.burst rewritten 7 times: still one quota");
 
@@ -82,12 +84,12 @@ static void no_minting(void)
 		struct pool_read r1;
 
 		ret = bw_drain(CG, cpu_count(), THROTTLE_TIMEOUT_US);
-		period_wait(P, 20000);
-		ret = ret ?: pool_read(CG, P, &r1);
+		period_wait(&clk, 20000);
+		ret = ret ?: pool_read(CG, &clk, &r1);
 		if (!ret)
 			pm_sync(&m, &r1);
 		ret = ret ?: rewrite("20000 100000", 7);
-		ret = ret ?: pool_read(CG, P, &r);
+		ret = ret ?: pool_read(CG, &clk, &r);
 		if (!ret && expect_patched())
 			tap_diag("drained group: current_bw_usec %lld before 7 rewrites, %lld after",
 				 r1.s.current_bw, r.s.current_bw);
@@ -107,22 +109,22 @@ static void cut_and_drop(void)
 	int ret;
 
 	ret = fresh(&start);
-	period_wait_index(P, start + 9, 10000);
-	ret = ret ?: pool_read(CG, P, &r);
+	period_wait_index(&clk, start + 9, 10000);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_ABOVE " " F_CREDIT " " F_CURBW, "nine idle periods: saturated");
 	ret = ret ?: write_burst(10000);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_ABOVE " " F_CURBW,
 		 "burst lowered to 10000: the pool is cut to quota + burst");
 	ret = ret ?: rewrite("50000 100000", 1);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_KEEP " " F_CURBW, "quota raised to 50000: nothing added");
 
 	ret = ret ?: rewrite("max", 1);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_CURBW, "limit removed: no pool");
 	ret = ret ?: rewrite("20000 100000", 1);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_KEEP " " F_CURBW,
 		 "limited again: one quota, nothing saved before carries over");
 	cg_destroy(CG, CG2_ROOT);
@@ -138,18 +140,18 @@ static void credit_first(void)
 	 * The timer stops after two idle periods; at period 5 the group has
 	 * earned three more that only a runtime request or an update credits.
 	 * The second half of the period: a 50 ms period written there starts
-	 * at the next 100 ms boundary, which is also a 50 ms one.
+	 * at the group's next 100 ms boundary, which is also a 50 ms one.
 	 */
 	ret = fresh(&start);
-	period_wait_index(P, start + 5, P / 2 + 5000);
-	ret = ret ?: pool_read(CG, P, &r);
+	period_wait_index(&clk, start + 5, P / 2 + 5000);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_ABOVE " " F_CREDIT " " F_CURBW, "five idle periods: six quotas");
 	ret = ret ?: rewrite("40000 100000", 1);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_CREDIT " " F_KEEP " " F_CURBW,
 		 "quota changed while idle: the periods earned under the old quota are kept");
 	ret = ret ?: rewrite("40000 50000", 1);
-	ret = ret ?: pool_read(CG, P, &r);
+	ret = ret ?: pool_read(CG, &clk, &r);
 	pm_check(&m, &r, ret, F_CREDIT " " F_KEEP " " F_CURBW, "period changed: the pool is kept");
 	cg_destroy(CG, CG2_ROOT);
 }
@@ -206,9 +208,9 @@ static void period_change_once(struct period_change_run *pc)
 
 	pc->on_time = true;
 	pc->ret_stopped = fresh(&start);
-	period_wait_index(P, start + 5, 20000);
+	period_wait_index(&clk, start + 5, 20000);
 	pm_advance(&m, start + 5);
-	pc->edge = (start + 6) * P;
+	pc->edge = period_start(&clk, start + 6);
 	pc->ret_stopped = pc->ret_stopped ?: rewrite("20000 50000", 1);
 	if (now_usec() >= pc->edge - 15000)
 		pc->on_time = false;

@@ -45,6 +45,7 @@
 static void refill_then_return(void)
 {
 	long long cap = Q + BURST_US, boundary = 0, used = 0, spun[2] = { 0, 0 };
+	struct period_clock clk = { PERIOD_US, 0, 0 };
 	struct pool_read r = { 0 };
 	struct bw_sample s0;
 	bool across = false;
@@ -52,26 +53,27 @@ static void refill_then_return(void)
 
 	ret = sysctl_write(SLICE_SYSCTL, "20000");
 	ret = ret ?: cg_create(CG_CAP);
+	ret = ret ?: period_learn(CG_CAP, PERIOD_US, &clk);
 	ret = ret ?: cg_write(CG_CAP, "cpu.max.burst", "%lld", BURST_US);
 	ret = ret ?: cg_write(CG_CAP, "cpu.max", "%lld %lld", Q, PERIOD_US);
 	for (tries = 1; !ret && !across && tries <= CAP_TRIES; tries++) {
 		/* The rewrite zeroes what runqueues kept; two idle boundaries fill the pool. */
 		ret = bw_reset(CG_CAP);
-		period_wait(PERIOD_US, PERIOD_US / 2);
-		period_wait(PERIOD_US, PERIOD_US / 2);
-		boundary = (period_now(PERIOD_US) + 1) * PERIOD_US;
+		period_wait(&clk, PERIOD_US / 2);
+		period_wait(&clk, PERIOD_US / 2);
+		boundary = period_start(&clk, period_now(&clk) + 1);
 		ret = ret ?: bw_sample(CG_CAP, &s0);
 		ret = ret ?: pinned_burn_at(CG_CAP, "cgroup.procs", 0, SPIN_US, boundary - LEAD_US, spun);
-		ret = ret ?: pool_read(CG_CAP, PERIOD_US, &r);
+		ret = ret ?: pool_read(CG_CAP, &clk, &r);
 		if (ret)
 			break;
 		used = r.s.usage - s0.usage;
-		across = spun[0] < boundary && spun[1] > boundary && r.index == boundary / PERIOD_US &&
+		across = spun[0] < boundary && spun[1] > boundary && r.index == period_at(&clk, boundary) &&
 			 used < CAP_SLICE_US - MIN_CFS_RQ_RUNTIME_US;
 		if (!across)
 			tap_diag("try %d: spun %+lld..%+lld us around the boundary, used %lld us, read %lld periods later: again",
 				 tries, spun[0] - boundary, spun[1] - boundary, used,
-				 r.index - boundary / PERIOD_US);
+				 r.index - period_at(&clk, boundary));
 	}
 	if (expect_patched())
 		tap_ok(!ret && across && r.s.current_bw == cap,

@@ -65,6 +65,7 @@ static void burst_above_quota(long long val)
 }
 
 static struct pool_model m;
+static struct period_clock clk;
 
 /*
  * Where the model and the kernel differ on purpose: the model is one group,
@@ -94,8 +95,9 @@ static void child_above_parent(void)
 }
 
 /*
- * A new v1 group @cg early in a period: burst first (while unlimited), then
- * quota; the model takes the same writes. *r: cpu.stat in the same period.
+ * A new v1 group @cg (its boundaries learnt in clk) early in a period: burst
+ * first (while unlimited), then quota; the model takes the same writes. *r:
+ * cpu.stat in the same period.
  */
 static int fresh_v1(const char *cg, long long burst, struct pool_read *r)
 {
@@ -103,18 +105,19 @@ static int fresh_v1(const char *cg, long long burst, struct pool_read *r)
 	long long v;
 	int ret;
 
-	period_wait(PERIOD_US, 5000);
-	pm_init(&m, period_now(PERIOD_US));
+	ret = cg_create(cg);
+	ret = ret ?: period_learn(cg, PERIOD_US, &clk);
+	period_wait(&clk, 5000);
+	pm_init(&m, period_now(&clk));
 	if (!sysctl_get(SYSCTL_BURST_ONSET, &v))
 		m.sys.onset_percent = (unsigned int)v;
-	ret = cg_create(cg);
 	snprintf(val, sizeof(val), "%lld", burst);
 	bwm_write_cfs_burst_us(&m.g, val, strlen(val));
 	ret = ret ?: cg_write(cg, "cpu.cfs_burst_us", "%s", val);
 	snprintf(val, sizeof(val), "%lld", Q);
 	bwm_write_cfs_quota_us(&m.g, val, strlen(val));
 	ret = ret ?: cg_write(cg, "cpu.cfs_quota_us", "%s", val);
-	return ret ?: pool_read(cg, PERIOD_US, r);
+	return ret ?: pool_read(cg, &clk, r);
 }
 
 static void run(void)
@@ -179,8 +182,8 @@ static void run(void)
 	/* Saved in idle periods, spent just after a boundary (test-accumulate.c says why). */
 	ret = fresh_v1(CG_ACC, burst, &r);
 	start = r.index;
-	period_wait_index(PERIOD_US, start + 10, 2000);
-	ret = ret ?: pool_read(CG_ACC, PERIOD_US, &r);
+	period_wait_index(&clk, start + 10, 2000);
+	ret = ret ?: pool_read(CG_ACC, &clk, &r);
 	pm_check(&m, &r, ret, F_ABOVE " " F_CREDIT " " F_CURBW, "v1, ten idle periods: quota + burst");
 	ret = ret ?: bw_until_throttled(CG_ACC, NULL, cpu_count(), THROTTLE_TIMEOUT_US, &b);
 	ret = ret ?: bw_sample(CG_ACC, &after);
