@@ -170,15 +170,15 @@ static int period_timers_quiet(const char *cg)
 }
 
 /*
- * From the timer itself, where the kernel does not report the pool: once no
- * period timer is armed, a limit written to the group arms its timer at the
- * next boundary (tg_set_cfs_bandwidth()), and /proc/timer_list shows that
- * expiry to the nanosecond. The limit is the smallest there is, 1 ms and no
- * burst, for the runtime it leaves in the pool: kernels without the series
- * keep it, and add it to the next limit's first quota. Taken off at once,
- * the limit is gone when the timer expires, and the timer stops without
- * counting a period (unless a boundary fell in the few microseconds between).
- * That is waited for, up to a period.
+ * Once no period timer is armed, a limit written to the group arms its
+ * timer at the next boundary (tg_set_cfs_bandwidth()), and /proc/timer_list
+ * shows that expiry to the nanosecond. The limit is the smallest there is,
+ * 1 ms and no burst, for the runtime it leaves in the pool: kernels without
+ * the series' keep-pool patch keep it, and add it to the next limit's first
+ * quota. Taken off at once, the limit is gone when the timer expires, and
+ * the timer stops without counting a period (pool.h says what happens when
+ * a boundary falls in the microseconds between). That is waited for, up to
+ * a period.
  */
 static int learn_from_timer(const char *cg, struct period_clock *c)
 {
