@@ -144,8 +144,8 @@ kernel-6.12: $(KERNEL_612)
 # other (each boot is one single-threaded TCG process).
 test-kernel-6.12: $(KERNEL_612) $(INITRAMFS)
 	@rm -rf $(B)/results/6.12
-	@RESULTS_DIR=$(B)/results/6.12 tests/qemu/run-guest.sh kernel-patched $(KERNEL_612) $(INITRAMFS) burst-kernel patched 600 && \
-		RESULTS_DIR=$(B)/results/6.12 tests/qemu/run-guest.sh stress $(KERNEL_612) $(INITRAMFS) burst-stress patched 900 || \
+	@RESULTS_DIR=$(B)/results/6.12 tests/qemu/run-guest.sh kernel-6.12 $(KERNEL_612) $(INITRAMFS) burst-kernel patched 600 && \
+		RESULTS_DIR=$(B)/results/6.12 tests/qemu/run-guest.sh stress-6.12 $(KERNEL_612) $(INITRAMFS) burst-stress patched 900 || \
 		{ scripts/summary.sh $(B)/results/6.12; exit 1; }
 	@scripts/summary.sh $(B)/results/6.12
 
