@@ -20,7 +20,7 @@ fi
 src=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
 series=$(realpath "${KERNEL_SERIES:-$top/kernel/series}")
-base=$(sed -n 's/^# base: *\(linux-source-[0-9.]*\)[[:space:]]*$/\1/p' "$series")
+base=$(sed -n 's/^# base: *\(linux-source-[0-9][0-9.]*\)[[:space:]]*$/\1/p' "$series" | head -1)
 [[ $base ]] || { echo "kernel-tree: $series has no '# base: linux-source-X.Y' line" >&2; exit 1; }
 tarball=/usr/src/$base.tar.xz
 patch_dir=$(dirname "$series")

@@ -55,9 +55,9 @@ kernel_localversion=-burst-cfs
 KBUILD_BUILD_TIMESTAMP=$(git -C "$src" log -1 --format=%cD 2>/dev/null || echo 'Thu, 1 Jan 1970 00:00:00 +0000')
 export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER=burst-cfs KBUILD_BUILD_HOST=burst-cfs
 # The tree's first commit (scripts/kernel-tree.sh) names the package and
-# version it was extracted from: "linux-source-6.12 6.12.118-1~deb12u1".
-kernel_source=$(git -C "$src" log -1 --format=%s pristine 2>/dev/null) ||
-	{ echo "kbuild: $src has no pristine commit (scripts/kernel-tree.sh makes it)" >&2; exit 1; }
+# version it was extracted from: "linux-source-6.12 6.12.118-1~deb12u1". A
+# tree without it (the lock tests' empty one) builds nothing: version 0.
+kernel_source=$(git -C "$src" log -1 --format=%s pristine 2>/dev/null || echo "none 0")
 kernel_pkgversion=${kernel_source#* }+burst1
 # kbuild runs its own -j, and nothing of the make that started this script
 # (its jobserver, which it does not pass here, its flags, its variables)

@@ -85,10 +85,14 @@ static bool clear_of(const struct period_clock *c, long long t, long long margin
 void period_wait_clear(const struct period_clock *a, const struct period_clock *b,
 		       long long margin_us)
 {
-	long long t = now_usec();
+	long long t = now_usec(), deadline = t + a->period + b->period;
 
-	/* Two windows of period - 2 * margin on a circle of one period overlap. */
-	while (!clear_of(a, t, margin_us) || !clear_of(b, t, margin_us)) {
+	/*
+	 * Two windows of period - 2 * (margin + err) on a circle of one
+	 * period overlap while the margins are below a quarter period; past
+	 * the deadline the caller's own check of the periods judges.
+	 */
+	while ((!clear_of(a, t, margin_us) || !clear_of(b, t, margin_us)) && t < deadline) {
 		sleep_usec(500);
 		t = now_usec();
 	}
@@ -177,8 +181,8 @@ static int period_timers_quiet(const char *cg)
  * the series' keep-pool patch keep it, and add it to the next limit's first
  * quota. Taken off at once, the limit is gone when the timer expires, and
  * the timer stops without counting a period (pool.h says what happens when
- * a boundary falls in the microseconds between). That is waited for, up to
- * a period.
+ * a boundary falls in the milliseconds between). That is waited for, up to
+ * QUIET_TIMEOUT_US.
  */
 static int learn_from_timer(const char *cg, struct period_clock *c)
 {
@@ -215,10 +219,11 @@ int period_learn(const char *cg, long long period_us, struct period_clock *c)
 	if (!ret && s.current_bw < 0 && !uname(&u) && !strncmp(u.release, "6.1.", 4)) {
 		/*
 		 * 6.1's init_cfs_bandwidth() leaves the expiry at 0 (the timer
-		 * shows phase 0 for every group of Debian's 6.1 kernel), and a
-		 * kernel without the series would keep the learning limit's
-		 * 1 ms in the pool of a group whose checks count every
-		 * microsecond: no write, then.
+		 * shows phase 0 for every group of a 6.1 kernel), and Debian's
+		 * kernel (like the prefixes before keep-pool) would keep the
+		 * learning limit's 1 ms in the pool of a group whose checks
+		 * count every microsecond: no write, then. 6.12's prefixes
+		 * before keep-pool keep it (docs/kernel.md).
 		 */
 		how = "6.1's code";
 	} else if (!ret) {
@@ -278,6 +283,8 @@ int pm_new_group(struct pool_model *m, const char *cg, long long quota_us, long 
 {
 	int ret;
 
+	/* Waited on below even when the group cannot be made. */
+	m->clk = (struct period_clock){ period_us, 0, 0 };
 	ret = cg_create(cg);
 	ret = ret ?: period_learn(cg, period_us, &m->clk);
 	period_wait(&m->clk, 5000);

@@ -65,14 +65,14 @@ struct pool_read {
 
 /*
  * Learn where the boundaries of @cg (made, no limit yet, v1 or v2) fall for
- * period @period_us. Once no other group's period timer is armed (up to a
- * few periods), a limit written to the group arms its timer at the next
+ * period @period_us. Once no other group's period timer is armed (waited
+ * for, up to 2 s), a limit written to the group arms its timer at the next
  * boundary, /proc/timer_list shows that expiry, and the limit comes off
- * again; the timer then stops (waited for, up to a period). On a 6.1
+ * again; the timer then stops (waited for, up to 2 s). On a 6.1
  * kernel without the series the phase is 0 (its code), and nothing is
  * written. One line of diagnostics says what was learnt. 0 or -errno.
  *
- * Should a boundary fall in the microseconds the learning limit is on, the
+ * Should a boundary fall in the milliseconds the learning limit is on, the
  * timer counts a period and marks the group idle, and the timer of the
  * next limit stops a period sooner: a group that stays idle counts two
  * periods in all either way (cfs_b->idle is cleared only by a runtime
@@ -93,7 +93,8 @@ void period_wait(const struct period_clock *c, long long offset_us);
 void period_wait_index(const struct period_clock *c, long long index, long long offset_us);
 /*
  * Sleep until no boundary of @a or @b is within @margin_us of now (a write
- * that two groups must see inside one period each); at once if none is.
+ * that two groups must see inside one period each); at once if none is, and
+ * no longer than both periods.
  */
 void period_wait_clear(const struct period_clock *a, const struct period_clock *b,
 		       long long margin_us);

@@ -23,7 +23,8 @@
 
 static char cg[128];
 static struct pool_model m;
-static struct period_clock clk;
+/* Its period until period_learn() has run: waited on even when no group was made. */
+static struct period_clock clk = { P, 0, 0 };
 
 /* The model's sysctls follow the kernel's. */
 static void set_onset(const char *val, int want_ret, long long want, const char *what)

@@ -27,7 +27,8 @@
 #define BIG_SLICE_US 50000LL
 
 static struct pool_model m;
-static struct period_clock clk;
+/* Its period until period_learn() has run: waited on even when no group was made. */
+static struct period_clock clk = { P, 0, 0 };
 
 static void run(void)
 {

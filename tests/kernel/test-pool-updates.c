@@ -26,7 +26,8 @@
 #define TRIES 3
 
 static struct pool_model m;
-static struct period_clock clk;
+/* Its period until period_learn() has run: waited on even when no group was made. */
+static struct period_clock clk = { P, 0, 0 };
 static long long burst;
 
 /* A new group limited early in a period; the model follows it. */

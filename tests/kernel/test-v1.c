@@ -65,7 +65,8 @@ static void burst_above_quota(long long val)
 }
 
 static struct pool_model m;
-static struct period_clock clk;
+/* Its period until period_learn() has run: waited on even when no group was made. */
+static struct period_clock clk = { PERIOD_US, 0, 0 };
 
 /*
  * Where the model and the kernel differ on purpose: the model is one group,
