@@ -204,6 +204,13 @@ static int learn_from_timer(const char *cg, struct period_clock *c)
 	return period_timers_quiet(cg);
 }
 
+int period_group(const char *cg, long long period_us, struct period_clock *c)
+{
+	/* Waited on by the caller even when the group cannot be made. */
+	*c = (struct period_clock){ period_us, 0, 0 };
+	return cg_create(cg) ?: period_learn(cg, period_us, c);
+}
+
 int period_learn(const char *cg, long long period_us, struct period_clock *c)
 {
 	const char *how = "the timer";
@@ -283,10 +290,7 @@ int pm_new_group(struct pool_model *m, const char *cg, long long quota_us, long 
 {
 	int ret;
 
-	/* Waited on below even when the group cannot be made. */
-	m->clk = (struct period_clock){ period_us, 0, 0 };
-	ret = cg_create(cg);
-	ret = ret ?: period_learn(cg, period_us, &m->clk);
+	ret = period_group(cg, period_us, &m->clk);
 	period_wait(&m->clk, 5000);
 	ret = ret ?: bw_group(cg, quota_us, period_us, burst_us);
 	pm_init(m, period_now(&m->clk));

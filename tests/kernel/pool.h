@@ -79,6 +79,11 @@ struct pool_read {
  * request).
  */
 int period_learn(const char *cg, long long period_us, struct period_clock *c);
+/*
+ * Make @cg and learn its boundaries into @c; @c has period @period_us
+ * whatever fails, so the caller may wait on it. 0 or -errno.
+ */
+int period_group(const char *cg, long long period_us, struct period_clock *c);
 /* The period of @c that CLOCK_MONOTONIC time @t (usec) falls in. */
 long long period_at(const struct period_clock *c, long long t);
 /* The period of @c that CLOCK_MONOTONIC is in now. */

@@ -23,8 +23,7 @@
 
 static char cg[128];
 static struct pool_model m;
-/* Its period until period_learn() has run: waited on even when no group was made. */
-static struct period_clock clk = { P, 0, 0 };
+static struct period_clock clk;
 
 /* The model's sysctls follow the kernel's. */
 static void set_onset(const char *val, int want_ret, long long want, const char *what)
@@ -76,8 +75,7 @@ static int fresh(const char *name, long long burst, bool burst_first, struct poo
 	int ret;
 
 	snprintf(cg, sizeof(cg), CG2_ROOT "/%s", name);
-	ret = cg_create(cg);
-	ret = ret ?: period_learn(cg, P, &clk);
+	ret = period_group(cg, P, &clk);
 	period_wait(&clk, 5000);
 	model_new(period_now(&clk));
 	if (burst_first) {

@@ -27,8 +27,7 @@
 #define BIG_SLICE_US 50000LL
 
 static struct pool_model m;
-/* Its period until period_learn() has run: waited on even when no group was made. */
-static struct period_clock clk = { P, 0, 0 };
+static struct period_clock clk;
 
 static void run(void)
 {
@@ -38,8 +37,7 @@ static void run(void)
 	int ret, tries;
 
 	/* Early in a period, so that the write and the first read share it. */
-	ret = cg_create(CG);
-	ret = ret ?: period_learn(CG, P, &clk);
+	ret = period_group(CG, P, &clk);
 	period_wait(&clk, 5000);
 	ret = ret ?: cg_write(CG, "cpu.max.burst", "%lld", burst);
 	ret = ret ?: cg_write(CG, "cpu.max", "%lld %lld", Q, P);

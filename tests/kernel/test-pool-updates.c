@@ -26,8 +26,7 @@
 #define TRIES 3
 
 static struct pool_model m;
-/* Its period until period_learn() has run: waited on even when no group was made. */
-static struct period_clock clk = { P, 0, 0 };
+static struct period_clock clk;
 static long long burst;
 
 /* A new group limited early in a period; the model follows it. */
@@ -35,8 +34,7 @@ static int fresh(long long *start)
 {
 	int ret;
 
-	ret = cg_create(CG);
-	ret = ret ?: period_learn(CG, P, &clk);
+	ret = period_group(CG, P, &clk);
 	period_wait(&clk, 5000);
 	ret = ret ?: cg_write(CG, "cpu.max.burst", "%lld", burst);
 	ret = ret ?: cg_write(CG, "cpu.max", "%lld %lld", Q, P);

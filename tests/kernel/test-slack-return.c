@@ -52,8 +52,7 @@ static void refill_then_return(void)
 	int ret, tries;
 
 	ret = sysctl_write(SLICE_SYSCTL, "20000");
-	ret = ret ?: cg_create(CG_CAP);
-	ret = ret ?: period_learn(CG_CAP, PERIOD_US, &clk);
+	ret = ret ?: period_group(CG_CAP, PERIOD_US, &clk);
 	ret = ret ?: cg_write(CG_CAP, "cpu.max.burst", "%lld", BURST_US);
 	ret = ret ?: cg_write(CG_CAP, "cpu.max", "%lld %lld", Q, PERIOD_US);
 	for (tries = 1; !ret && !across && tries <= CAP_TRIES; tries++) {

@@ -65,8 +65,7 @@ static void burst_above_quota(long long val)
 }
 
 static struct pool_model m;
-/* Its period until period_learn() has run: waited on even when no group was made. */
-static struct period_clock clk = { PERIOD_US, 0, 0 };
+static struct period_clock clk;
 
 /*
  * Where the model and the kernel differ on purpose: the model is one group,
@@ -106,8 +105,7 @@ static int fresh_v1(const char *cg, long long burst, struct pool_read *r)
 	long long v;
 	int ret;
 
-	ret = cg_create(cg);
-	ret = ret ?: period_learn(cg, PERIOD_US, &clk);
+	ret = period_group(cg, PERIOD_US, &clk);
 	period_wait(&clk, 5000);
 	pm_init(&m, period_now(&clk));
 	if (!sysctl_get(SYSCTL_BURST_ONSET, &v))
