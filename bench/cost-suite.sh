@@ -1,12 +1,17 @@
 #!/bin/sh
 # What bandwidth control costs, in one boot of the initramfs guest
-# (make bench-cost, bench/run-cost.sh): bench/costbench.c's two modes, each
+# (make bench-cost, bench/run-cost.sh): bench/costbench.c's modes, each
 # result printed as one "BENCH-JSON {...}" line (bench/report.py --append
 # reads them) and one TAP line. Figures only: nothing here is judged.
 #
-#   pipe   the hot path: COST_PIPE_TRIES runs of COST_PIPE_S seconds of pipe
-#          round trips in a group whose quota (10 CPUs) two vCPUs never reach
-#   fleet  scaling: 1, 10, 100 and 500 limited groups (COST_FLEET_SIZES),
+#   path   the paths the series changed, one run each (costbench.c says how
+#          an operation's cost is measured): refill (throttled and refilled
+#          every period), wake (the first slice after the period timer
+#          stopped), slack (runtime returned by a runqueue going idle);
+#          COST_PATH_PAIRS pairs of COST_PATH_WINDOW_MS windows
+#   config one cpu.max, cpu.max.burst and (ours) three-field write and one
+#          cpu.stat read, each COST_CONFIG_OPS times
+#   fleet  scaling: 10, 100 and 500 limited groups (COST_FLEET_SIZES),
 #          each with a process spinning 3 ms of CPU every 2 s (phases
 #          spread; 0.75 CPU of demand at 500 groups), quota 1 ms / 100 ms
 #          (the kernel's least quota); the guest's CPU time by kind and the
@@ -17,17 +22,20 @@
 # POSIX sh, run as /tests/cost-suite. Environment (from the guest's kernel
 # command line, run-guest.sh's EXTRA_APPEND): BURSTCFS_EXPECT (set by /init),
 # BENCH_KERNEL (ours, mainline, mainline-aa or stock: the report's label),
-# COST_ONLY (pipe or fleet), COST_PIPE_TRIES (3), COST_PIPE_S (3),
-# COST_FLEET_SIZES ("1 10 100 500"), COST_FLEET_S (6).
+# COST_ONLY (path, config or fleet), COST_PATH_PAIRS (6),
+# COST_PATH_WINDOW_MS (1000), COST_CONFIG_OPS (2000), COST_FLEET_SIZES
+# ("10 100 500"), COST_FLEET_S (6).
 set -eu
 
 kernel=${BURSTCFS_EXPECT:-patched}
 case $kernel in patched) label=ours ;; *) label=stock ;; esac
 label=${BENCH_KERNEL:-$label}
-tries=${COST_PIPE_TRIES:-3}
-pipe_s=${COST_PIPE_S:-3}
+pairs=${COST_PATH_PAIRS:-6}
+window_ms=${COST_PATH_WINDOW_MS:-1000}
+config_ops=${COST_CONFIG_OPS:-2000}
+paths="refill wake slack"
 # The kernel command line carries the sizes comma-separated.
-sizes=$(echo "${COST_FLEET_SIZES:-1 10 100 500}" | tr , " ")
+sizes=$(echo "${COST_FLEET_SIZES:-10 100 500}" | tr , " ")
 fleet_s=${COST_FLEET_S:-6}
 only=${COST_ONLY:-}
 cb=$(dirname "$0")/costbench
@@ -53,11 +61,12 @@ elif [ "$kernel" != patched ] && [ -e "$sysctl" ]; then
 fi
 echo +cpu >"$cgroot/cgroup.subtree_control"
 
+# wanted MODE: whether this boot runs MODE.
+wanted() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 total=0
-[ "$only" = fleet ] || total=$((total + tries))
-if [ "$only" != pipe ]; then
-	for b in $bursts; do for n in $sizes; do total=$((total + 1)); done; done
-fi
+! wanted path || for p in $paths; do total=$((total + 1)); done
+! wanted config || total=$((total + 1))
+! wanted fleet || for b in $bursts; do for n in $sizes; do total=$((total + 1)); done; done
 echo "1..$total"
 echo "# cost: kernel $(uname -r) ($label, $kernel semantics), $(nproc) CPUs"
 # shellcheck disable=SC1003 # tr's '\\' is one backslash
@@ -80,22 +89,26 @@ result() {
 	esac
 }
 
-if [ "$only" != fleet ]; then
-	dir=$cgroot/cost-pipe
+if wanted path; then
+	dir=$cgroot/cost-path
 	mkdir "$dir"
-	echo "1000000 100000" >"$dir/cpu.max"
-	echo 1000000 >"$dir/cpu.max.burst"
-	for t in $(seq 1 "$tries"); do
-		out=$(sh -c 'echo 0 >"$1/cgroup.procs" && exec "$2" pipe "$3"' sh "$dir" "$cb" "$pipe_s") || out=""
-		# The group's throttled periods so far: the hot path must never be throttled.
-		thr=$(sed -n 's/^nr_throttled //p' "$dir/cpu.stat")
-		result pipe "pipe round trips in a 10-CPU-quota group, try $t: $(echo "$out" | sed -n 's/.*"ns_per_round_trip":\([0-9.]*\).*/\1/p') ns each, throttled ${thr:-?}" \
-			"\"try\":$t,\"quota_us\":1000000,\"period_us\":100000,\"burst_us\":1000000,\"group_nr_throttled\":${thr:-null}" "$out"
+	for p in $paths; do
+		out=$("$cb" path "$p" "$dir" "$pairs" "$window_ms") || out=""
+		result "path-$p" "path $p: $(echo "$out" | grep -o '"overhead_ns_per_op":[0-9.]*' | sed 's/.*://' | paste -sd' ') ns per operation, the CPU's rate drifting $(echo "$out" | grep -o '"rate_drift":[0-9.]*' | sed 's/.*://' | paste -sd' ')" \
+			"\"path\":\"$p\"" "$out"
 	done
 	rmdir "$dir"
 fi
 
-if [ "$only" != pipe ]; then
+if wanted config; then
+	dir=$cgroot/cost-config
+	mkdir "$dir"
+	out=$("$cb" config "$dir" "$config_ops") || out=""
+	result config "configuration writes and cpu.stat reads: $(echo "$out" | tr -d '{}"' | sed 's/mode:config,//')" "\"ops\":$config_ops" "$out"
+	rmdir "$dir"
+fi
+
+if wanted fleet; then
 	dir=$cgroot/cost-fleet
 	mkdir "$dir"
 	for b in $bursts; do

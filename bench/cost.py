@@ -3,6 +3,9 @@
 """What the series costs: the page of make bench-cost, from its raw file.
 
   cost.py --from RAW --md OUT.md [--png OUT.png]
+  cost.py --disturbed LOG    prints why the boot of LOG is to be booted again
+                             (the emulator disturbed its path windows), or
+                             nothing
 
 RAW is the JSON-lines file bench/run-cost.sh writes (docs/bench-raw/ keeps
 it): a "bench" line, a "boot" line per boot, a "run" line per result of
@@ -19,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import BenchError, fmt_spread, md_table, spread  # noqa: E402
+from report import BenchError, fmt_spread, md_table, parse_log, spread  # noqa: E402
 
 NAMES = {"ours": "ours", "mainline": "mainline (same config)",
          "mainline-aa": "mainline, booted again"}
@@ -52,9 +55,62 @@ def load(path):
     reps = int(meta["repetitions"])
     for rep in range(1, reps + 1):
         for k in NAMES:
-            if not any(r["rep"] == rep and r["kernel"] == k and r["run"] == "pipe" for r in runs):
-                raise BenchError(f"{path}: round {rep} has no hot-path result of {k}")
+            for p in PATHS:
+                if not any(r["rep"] == rep and r["kernel"] == k and r["run"] == f"path-{p}" for r in runs):
+                    raise BenchError(f"{path}: round {rep} has no {p} result of {k}")
     return meta, runs, boots, end
+
+
+# The changed paths, in the page's order, with what one operation is.
+PATHS = {"refill": "a throttle ended by the period timer's refill",
+         "wake": "a wake-up whose group's period timer had stopped",
+         "slack": "a sleep that empties a runqueue, which returns its runtime"}
+# A loaded window counts only when the CPU's rate alone, measured just
+# before and just after it, agrees to this fraction: otherwise the emulator
+# sped up or slowed down around it and the window's cost is the emulator's.
+DRIFT_MAX = 0.05
+# A boot with fewer windows than this share kept, in any path, was
+# disturbed: bench/run-cost.sh boots it again.
+KEEP_MIN = 0.5
+
+
+def kept_pairs(result):
+    return [p for p in result["pairs"] if p["rate_drift"] <= DRIFT_MAX and p["ops"] > 0]
+
+
+def pair_rate(p):
+    """The CPU's rate alone around a window, loop units per ns."""
+    return (p["alone_before_units"] / p["alone_before_ns"] + p["alone_after_units"] / p["alone_after_ns"]) / 2
+
+
+def path_cost(result):
+    """Loop units per operation of one run: the median over its kept windows
+    of the window's ns per operation at the CPU's rate around it, or None.
+    In units, a boot the emulator ran slower throughout costs the same."""
+    kept = kept_pairs(result)
+    return spread(p["overhead_ns_per_op"] * pair_rate(p) for p in kept)[0] if kept else None
+
+
+def reference_rate(runs):
+    """The median CPU rate alone over every kept window of every boot, loop
+    units per ns: the speed the tables' ns are given at."""
+    rates = [pair_rate(p) for r in runs if r["run"].startswith("path-") for p in kept_pairs(r["result"])]
+    rates += [r["result"]["rate_units_per_ns"] for r in runs
+              if r["run"] == "config" and r["result"].get("rate_units_per_ns")]
+    return spread(rates)[0] if rates else None
+
+
+def disturbed(runs):
+    """Why a boot's path runs cannot be used, or None."""
+    for r in runs:
+        if r["run"].startswith("path-"):
+            res = r["result"]
+            kept = len(kept_pairs(res))
+            if kept < KEEP_MIN * len(res["pairs"]):
+                drifts = ", ".join(f"{p['rate_drift']:.3f}" for p in res["pairs"])
+                return (f"{r['run']}: {kept} of {len(res['pairs'])} windows kept: the CPU's rate "
+                        f"alone moved by {drifts} across them, more than {DRIFT_MAX:.0%} in the rest")
+    return None
 
 
 def per_round(runs, kernel, run, key, groups=None):
@@ -79,19 +135,74 @@ def f3(v):
     return f"{v:.3f}"
 
 
-def overhead(runs):
-    ns = {k: per_round(runs, k, "pipe", "ns_per_round_trip") for k in NAMES}
-    r_ours = ratio(ns["ours"], ns["mainline"])
-    r_aa = ratio(ns["mainline-aa"], ns["mainline"])
+def path_rounds(runs, kernel, path, ref):
+    """{round: ns per operation at the reference rate} of one kernel on one path."""
+    out = {}
+    for r in runs:
+        if r["kernel"] == kernel and r["run"] == f"path-{path}":
+            v = path_cost(r["result"])
+            if v is not None:
+                out[r["rep"]] = v / ref
+    return out
+
+
+def config_rounds(runs, kernel, key, ref):
+    """{round: ns per operation at the reference rate}: the boot's own ns
+    scaled by its rate over the reference."""
+    return {r["rep"]: r["result"][key] * r["result"].get("rate_units_per_ns", ref) / ref for r in runs
+            if r["kernel"] == kernel and r["run"] == "config" and key in r["result"]}
+
+
+# (what, ours' key, mainline's key): the configuration operations.
+CONFIG_OPS = [("cpu.max write, \"QUOTA PERIOD\"", "cpu_max_ns", "cpu_max_ns"),
+              ("cpu.max.burst write", "cpu_max_burst_ns", "cpu_max_burst_ns"),
+              ("quota, period and burst: ours one three-field cpu.max write, mainline "
+               "cpu.max then cpu.max.burst", "cpu_max_three_ns", None),
+              ("cpu.stat read", "cpu_stat_read_ns", "cpu_stat_read_ns")]
+
+
+def cost_row(what, ours, mainline, aa):
+    r_ours, r_aa = ratio(ours, mainline), ratio(aa, mainline)
+    n0 = lambda v: f"{v:,.0f}"  # noqa: E731
+    return [what, fmt_spread(spread(ours.values()), n0), fmt_spread(spread(mainline.values()), n0),
+            fmt_spread(spread(aa.values()), n0),
+            fmt_spread(spread(r_ours.values()), f3) if r_ours else "–",
+            fmt_spread(spread(r_aa.values()), f3) if r_aa else "–"], spread(r_ours.values()), spread(r_aa.values())
+
+
+COST_HEAD = ["operation", "ours, ns", "mainline (same config), ns", "mainline, booted again, ns",
+             "ours / mainline", "mainline again / mainline (A/A)"]
+
+
+def paths_table(runs, ref):
+    rows, ratios = [], {}
+    for p, what in PATHS.items():
+        row, r, aa = cost_row(f"**{p}**: {what}", *(path_rounds(runs, k, p, ref) for k in NAMES))
+        rows.append(row)
+        ratios[p] = (r, aa)
+    return md_table(COST_HEAD, rows, 1), ratios
+
+
+def config_table(runs, ref):
     rows = []
-    for rep in sorted(ns["mainline"]):
-        rows.append([str(rep)] + [f"{ns[k][rep]:,.0f}" if rep in ns[k] else "–" for k in NAMES]
-                    + [f3(r_ours[rep]) if rep in r_ours else "–", f3(r_aa[rep]) if rep in r_aa else "–"])
-    rows.append(["median [min–max]"] + [fmt_spread(spread(ns[k].values()), lambda v: f"{v:,.0f}") for k in NAMES]
-                + [fmt_spread(spread(r_ours.values()), f3), fmt_spread(spread(r_aa.values()), f3)])
-    table = md_table(["round"] + [f"{NAMES[k]}, ns" for k in NAMES]
-                     + ["ours / mainline", "mainline again / mainline (A/A)"], rows, 1)
-    return table, spread(r_ours.values()), spread(r_aa.values())
+    for what, ours_key, main_key in CONFIG_OPS:
+        ours = config_rounds(runs, "ours", ours_key, ref)
+        if main_key:
+            main, aa = (config_rounds(runs, k, main_key, ref) for k in ("mainline", "mainline-aa"))
+        else:
+            # Mainline sets the three with two writes.
+            main, aa = ({rep: a[rep] + b[rep] for rep in a.keys() & b.keys()}
+                        for a, b in ((config_rounds(runs, k, "cpu_max_ns", ref),
+                                      config_rounds(runs, k, "cpu_max_burst_ns", ref))
+                                     for k in ("mainline", "mainline-aa")))
+        rows.append(cost_row(what, ours, main, aa)[0])
+    return md_table(COST_HEAD, rows, 1)
+
+
+def windows_text(runs):
+    pairs = [p for r in runs if r["run"].startswith("path-") for p in r["result"]["pairs"]]
+    kept = [p for p in pairs if p["rate_drift"] <= DRIFT_MAX and p["ops"] > 0]
+    return len(pairs), len(kept)
 
 
 def fleet_value(runs, kernel, run, groups, key):
@@ -154,53 +265,99 @@ def plot(runs, png, reps):
     return True
 
 
-def throttled_text(pipe):
-    counts = [r.get("group_nr_throttled") for r in pipe]
-    if any(c is None for c in counts):
-        return "not recorded"
-    return "0 in every run" if not any(counts) else f"**up to {max(counts)}**: the quota was reached"
-
-
 def page(path, meta, runs, boots, end, png_name):
-    table, r_ours, r_aa = overhead(runs)
-    pipe = [r for r in runs if r["run"] == "pipe"]
+    ref = reference_rate(runs) or 1.0
+    ptable, ratios = paths_table(runs, ref)
+    paths = [r for r in runs if r["run"].startswith("path-")]
     fleet = [r for r in runs if r["run"].startswith("fleet-")]
     # The settings as the runs report them (COST_* may change them).
-    pipe_s = spread(r["result"]["elapsed_ns"] / 1e9 for r in pipe)[0] if pipe else 0
-    tries = max((r.get("try", 1) for r in pipe), default=0)
+    shape = {r["result"]["path"]: r["result"] for r in paths}
+    window_ms = spread(r["result"]["window_ms"] for r in paths)[0] if paths else 0
+    npairs = max((len(r["result"]["pairs"]) for r in paths), default=0)
+    all_pairs, kept = windows_text(runs)
+    ops = next((r["result"]["ops"] for r in runs if r["run"] == "config"), 0)
     window_s = spread(r["result"]["window_ns"] / 1e9 for r in fleet)[0] if fleet else 0
     config = next((r.get("config") for r in runs if r.get("config")), "?")
     release = {r["kernel"]: r["release"] for r in runs}
+    kconfig = {r["kernel"]: r["config_sha256"] for r in runs if r.get("config_sha256")}
     pressure = [b.get("host_cpu_pressure_pct", 0) for b in boots]
+    reruns = [b for b in boots if b.get("disturbed")]
+    def farthest(i):
+        """The ratio farthest from 1 over the paths' ranges: side i, 0 ours, 1 the A/A."""
+        ends = [v for r in ratios.values() if r[i] for v in r[i][1:]]
+        return max(ends, key=lambda v: abs(v - 1), default=float("nan"))
+    worst, floor = farthest(0), farthest(1)
+
+    def load_text(p):
+        x = shape.get(p, {})
+        if not x:
+            return "not run"
+        each = "asks for the whole CPU" if not x["spin_us"] else \
+            f"works {x['spin_us'] / 1000:g} ms and sleeps {x['sleep_us'] / 1000:g} ms, over and over"
+        return (f"{x['groups']} group{'s' if x['groups'] != 1 else ''} limited to {x['quota_us'] / 1000:g} ms per "
+                f"{x['period_us'] / 1000:g} ms with burst {x['burst_us'] / 1000:g} ms, one process each that {each}")
+
     out = [
         "# Benchmarks: what the series costs the scheduler", "",
         "<!-- Generated by `make bench-cost` (bench/run-cost.sh, bench/cost.py) from the raw file "
         "named below; edit bench/cost.py, not this file. -->", "",
-        "Two questions a reviewer asks of a scheduler series: does it slow the hot path "
-        "when bandwidth control is on, and what does each limited group cost as their "
-        "number grows. Both are measured on our kernel and on **mainline built with "
-        "the same config** (the same Debian tree without the series), booted in "
-        f"rounds: ours, mainline, mainline again; {meta['repetitions']} rounds.", "",
-        "## Hot path", "",
-        "`costbench pipe` (bench/costbench.c) passes a byte back and forth between two "
-        f"processes through two pipes for {pipe_s:.0f} s, as `perf bench sched pipe` does, both "
-        "pinned to CPU 0, in a group limited to 1 s per 100 ms with burst 1 s (the "
-        "same on both kernels; 10 CPUs of quota, never reached): every round trip is "
-        "two wake-ups and two switches through the group's runtime accounting, and "
-        f"nothing is throttled. Each boot runs it {tries} times; a round's figure is "
-        f"the median of its boot's {tries}. The second mainline boot of each round "
-        "gives the noise floor: mainline against itself, minutes apart.", "",
-        f"ns per round trip ({len(pipe)} runs; the group's throttled periods after every "
-        f"run: {throttled_text(pipe)}):", "", table, "",
-        f"**ours / mainline: {fmt_spread(r_ours, f3)}**, against an A/A noise floor of "
-        f"**{fmt_spread(r_aa, f3)}** (median [min–max] over the rounds). "
-        "A ratio within the A/A spread is no measurable cost.", "",
+        "What a reviewer asks of a scheduler series: what does each path it changed cost, "
+        "per operation, against the same kernel without it; and what does each limited "
+        "group cost as their number grows. Everything is measured on our kernel and on "
+        "**mainline built with the same config** (the same Debian tree without the "
+        "series), booted in rounds: ours, mainline, mainline again; "
+        f"{meta['repetitions']} rounds. The second mainline boot of each round gives the "
+        "noise floor: mainline against itself, minutes apart.", "",
+        "## The changed paths", "",
+        "`costbench path` (bench/costbench.c) runs a load on CPU 0 that goes through one "
+        "changed path over and over, beside a *meter*: an unlimited process counting units "
+        "of a fixed loop, while the workers count the same units. Windows with the workers "
+        f"stopped and running alternate ({npairs} running windows of {window_ms / 1000:g} s "
+        "per run, each between two stopped ones). A stopped window gives the CPU's rate in "
+        "units per ns; in a running window the units everyone counted, at that rate, are "
+        "the time the loops had, and the rest of the window is what the kernel spent on "
+        "the load, divided by the window's operations: ns per operation, the bandwidth "
+        "path with the switches and timer interrupts it brings, the same on both kernels "
+        "but for the series' code. The loads:", "",
+        f"- **refill**: {load_text('refill')}; an operation is a throttle (`nr_throttled`), "
+        "each ended by the period timer's refill, where the series carries the unused "
+        "quota over;",
+        f"- **wake**: {load_text('wake')}, long enough for the period timer to stop; an "
+        "operation is a wake-up, whose first slice restarts the timer and, with the "
+        "series, credits the periods it was stopped for;",
+        f"- **slack**: {load_text('slack')}, never throttled; an operation is a sleep: the "
+        "runqueue goes idle and returns its runtime to the pool, which the series caps.", "",
+        f"**The emulator's own drift is measured, not assumed away**: a running window counts "
+        f"only when the CPU's rate alone just before and just after it agree to "
+        f"{DRIFT_MAX:.0%}; a boot in which any path kept fewer than {KEEP_MIN:.0%} of its "
+        f"windows was disturbed and was booted again (bench/run-cost.sh prints each rerun "
+        f"and its reason). Here: {kept} of {all_pairs} windows kept; "
+        f"{len(reruns)} boot{'s' if len(reruns) != 1 else ''} booted again"
+        + (": " + "; ".join(f"round {b['rep']} {b['kernel']}: {b['disturbed']}" for b in reruns)
+           if reruns else "") + ". "
+        "**Figures are in the CPU's own units**: the emulator runs some boots faster than "
+        "others throughout, so a window's ns per operation is taken times the CPU's rate "
+        "around it (units of the meter's loop per operation) and shown in ns at "
+        f"{ref * 1e3:,.0f} units per µs, the median rate of every boot's kept windows "
+        "(a boot that ran slower costs the same). "
+        "A run's figure is the median over its kept windows; the table gives the median "
+        "[min–max] over the rounds of the runs' figures and of the ratios, each ratio "
+        "taken within a round.", "",
+        ptable, "",
+        f"**Largest ratio away from 1 (ours / mainline, any path, any round): "
+        f"{worst:.3f}**; the A/A floor reaches {floor:.3f}. A ratio inside the "
+        "A/A spread is no cost this setup can see; the goal was every path within 2 %.", "",
+        "### Configuration writes and cpu.stat reads", "",
+        f"`costbench config` times each operation {ops:,} times in a row on an idle group, "
+        "values alternating so every write changes the limit, after 0.3 s of the meter's "
+        "loop that gives its boot's rate; ns per operation at the same reference rate:", "",
+        config_table(runs, ref), "",
         "## Scaling with the number of limited groups", "",
         "`costbench fleet` makes N groups, each limited to 1 ms per 100 ms (the "
         "kernel's least quota), each with a process that spins 3 ms of CPU every 2 s "
         "(the groups' phases spread over the 2 s; 0.75 CPU of demand at 500 groups), "
         f"and measures {window_s:.0f} s after 2 s of warm-up: the guest's CPU time in "
-        "system and softirq context (`/proc/stat`, both vCPUs) and the throttled "
+        "system and softirq context (`/proc/stat`) and the throttled "
         "periods summed over the groups (`cpu.stat`). With burst = quota (all mainline "
         "allows) the pool holds 2 ms and each 3 ms spin is throttled once; ours also "
         "runs with burst 3 ms, "
@@ -215,8 +372,9 @@ def page(path, meta, runs, boots, end, png_name):
     if png_name:
         out += [f"![system + softirq CPU against the number of limited groups]({png_name})", ""]
     out += [
-        "**Limits of the setup.** Under TCG every instruction is emulated and both vCPUs "
-        "share one host thread, so absolute figures are far from hardware's; only "
+        "**Limits of the setup.** Under TCG every instruction is emulated, and the guest "
+        "has one vCPU (two would take turns on QEMU's one TCG thread, each slowing the "
+        "other's wall-clock rate), so absolute figures are far from hardware's; only "
         "ratios between kernels booted alike mean something, and only beyond the "
         "A/A spread. System time includes the spinners' own timer and wake-up work, "
         "the same on both kernels.", "",
@@ -226,7 +384,9 @@ def page(path, meta, runs, boots, end, png_name):
         f"({meta['host_model']}), load average before {meta['loadavg_before']}, "
         f"after {end['loadavg_after']}",
         f"- guest: {meta['guest']}; ours {release.get('ours', '?')}, mainline "
-        f"{release.get('mainline', '?')}; config {config}",
+        f"{release.get('mainline', '?')}; config {config}; the built kernels' .config, "
+        f"sha256 ours {kconfig.get('ours', 'not recorded')}, mainline {kconfig.get('mainline', 'not recorded')} "
+        "(each boot's uname -r and -v checked against its bzImage's own)",
         f"- {len(boots)} boots, {end['boots_s']} s in the guests, {end['elapsed_s']} s in all; "
         f"host CPU pressure per boot {min(pressure, default=0)}–{max(pressure, default=0)} %",
     ]
@@ -237,10 +397,18 @@ def page(path, meta, runs, boots, end, png_name):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--from", dest="raw", required=True)
-    ap.add_argument("--md", required=True)
+    ap.add_argument("--from", dest="raw")
+    ap.add_argument("--md")
     ap.add_argument("--png")
+    ap.add_argument("--disturbed", metavar="LOG")
     a = ap.parse_args(argv)
+    if a.disturbed:
+        why = disturbed([rec for kind, rec in parse_log(a.disturbed) if kind == "run"])
+        if why:
+            print(why)
+        return 0
+    if not a.raw or not a.md:
+        ap.error("--from and --md are needed")
     try:
         meta, runs, boots, end = load(a.raw)
     except (BenchError, KeyError, OSError) as e:

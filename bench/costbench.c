@@ -25,12 +25,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,66 +64,10 @@ static uint64_t arg_u64(const char *name, const char *arg, uint64_t lo, uint64_t
 	return v;
 }
 
-static void pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		bench_die("sched_setaffinity(CPU 0): %s", strerror(errno));
-}
-
 static void xpipe(int fd[2])
 {
 	if (pipe(fd))
 		bench_die("pipe: %s", strerror(errno));
-}
-
-static int pipe_mode(uint64_t seconds)
-{
-	int ping[2], pong[2];
-	uint64_t trips = 0, start, end, deadline;
-	char c = 0;
-	pid_t child;
-	int st;
-
-	pin_cpu0();
-	xpipe(ping);
-	xpipe(pong);
-	child = fork();
-	if (child < 0)
-		bench_die("fork: %s", strerror(errno));
-	if (!child) {
-		/* Echo until the parent closes its end. */
-		close(ping[1]);
-		close(pong[0]);
-		while (read(ping[0], &c, 1) == 1)
-			if (write(pong[1], &c, 1) != 1)
-				_exit(1);
-		_exit(0);
-	}
-	close(ping[0]);
-	close(pong[1]);
-	start = bench_clock_ns(CLOCK_MONOTONIC);
-	deadline = start + seconds * NSEC_PER_SEC;
-	/* Check the clock every 256 round trips: under TCG it is a syscall. */
-	do {
-		for (int i = 0; i < 256; i++) {
-			if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
-				bench_die("round trip %llu: the echoing process is gone",
-				    (unsigned long long)trips);
-			trips++;
-		}
-		end = bench_clock_ns(CLOCK_MONOTONIC);
-	} while (end < deadline);
-	close(ping[1]);
-	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		bench_die("the echoing process failed (wait status %d)", st);
-	printf("{\"mode\":\"pipe\",\"round_trips\":%llu,\"elapsed_ns\":%llu,\"ns_per_round_trip\":%.1f}\n",
-	       (unsigned long long)trips, (unsigned long long)(end - start),
-	       (double)(end - start) / trips);
-	return 0;
 }
 
 static void write_file(const char *dir, const char *file, const char *text)
@@ -366,15 +312,427 @@ static int fleet_mode(char **argv)
 	return 0;
 }
 
+/*
+ * --- The changed paths ----------------------------------------------------
+ *
+ * Everything runs on CPU 0: a meter, an unlimited process that counts units
+ * of a fixed loop, the workers, one per group, that count the same units,
+ * and costbench itself, which sleeps through each window. The guest is
+ * best booted with one vCPU (bench/run-cost.sh does): under single-threaded
+ * TCG the vCPUs take turns on one host thread, so whatever another vCPU
+ * does takes wall time from this one. In a window with the workers stopped
+ * the meter alone gives the CPU's rate in units per ns; in a window with
+ * them running, the units everyone counted, at that rate, are the time the
+ * loops had, and the rest of the window is the time the kernel spent on the
+ * workload: the bandwidth paths, the switches and the timers they bring.
+ * Divided by the window's operations it is the cost of one. The windows
+ * alternate, so a slow stretch of the emulator touches both sides.
+ */
+
+#define PATH_WORKERS	16
+#define UNIT_LOOPS	200
+
+struct path_load {
+	const char *name;
+	const char *op;		/* what one operation is */
+	unsigned int groups;
+	uint64_t quota, period, burst;	/* us */
+	uint64_t spin_us;	/* 0: spin for ever */
+	uint64_t sleep_us;
+};
+
+/*
+ * refill  throttled and refilled every period: one group asks for the whole
+ *         CPU and gets 1 ms per 2 ms (one group: every period goes the same
+ *         way; several interleave differently from window to window); an
+ *         operation is one throttle, ended by the period timer's refill
+ * wake    a group's first slice after its period timer stopped: 0.2 ms of
+ *         work, then 8 ms asleep, four periods of 2 ms (the timer stops
+ *         after one idle period); an operation is one wake-up
+ * slack   a runqueue going idle with runtime left returns it: 0.1 ms of
+ *         work, 1 ms asleep, in groups that are never throttled (50 ms per
+ *         100 ms); an operation is one sleep
+ */
+static const struct path_load path_loads[] = {
+	{ "refill", "throttle", 1, 1000, 2000, 1000, 0, 0 },
+	{ "wake", "wake-up", 8, 1000, 2000, 1000, 200, 8000 },
+	{ "slack", "sleep", 4, 50000, 100000, 50000, 100, 1000 },
+};
+
+struct path_counter {
+	volatile uint64_t units;	/* loop units done */
+	volatile uint64_t cycles;	/* work-then-sleep cycles done */
+	char pad[48];			/* one cache line each */
+};
+
+static struct {
+	const char *dir;
+	unsigned int made;
+	unsigned int forked;
+	pid_t pids[PATH_WORKERS + 1];	/* [0] the meter */
+	struct path_counter *count;	/* [0] the meter, [1 + i] worker i */
+} paths;
+
+static void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		bench_die("sched_setaffinity(CPU %d): %s", cpu, strerror(errno));
+}
+
+/* One unit of work: a loop the compiler must keep, the same everywhere. */
+static inline void unit(void)
+{
+	static volatile unsigned long sink;
+
+	for (int i = 0; i < UNIT_LOOPS; i++)
+		sink += i;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
+
+	while (nanosleep(&ts, &ts) == EINTR)
+		;
+}
+
+static __attribute__((noreturn)) void path_work(struct path_counter *c, uint64_t units,
+						uint64_t sleep)
+{
+	for (;;) {
+		for (uint64_t u = 0; !units || u < units; u++) {
+			unit();
+			c->units++;
+		}
+		sleep_ns(sleep);
+		c->cycles++;
+	}
+}
+
+static void paths_stop(void)
+{
+	unsigned int n = paths.forked;
+
+	paths.forked = 0;
+	for (unsigned int i = 0; i < n; i++)
+		kill(paths.pids[i], SIGKILL);
+	for (unsigned int i = 0; i < n; i++)
+		waitpid(paths.pids[i], NULL, 0);
+}
+
+static void paths_remove(void)
+{
+	char g[PATH_MAX];
+
+	while (paths.made) {
+		snprintf(g, sizeof(g), "%s/p%u", paths.dir, --paths.made);
+		for (int i = 0; rmdir(g) && errno == EBUSY && i < 100; i++)
+			usleep(10000);
+	}
+}
+
+static void paths_cleanup(void)
+{
+	paths_stop();
+	paths_remove();
+}
+
+static void paths_signal(unsigned int workers, int sig)
+{
+	for (unsigned int i = 1; i <= workers; i++)
+		if (kill(paths.pids[i], sig))
+			bench_die("signal %d to worker %u: %s", sig, i - 1, strerror(errno));
+}
+
+struct path_snap {
+	uint64_t at, meter, work, cycles, throttled;
+};
+
+static void path_count(unsigned int workers, struct path_snap *s)
+{
+	s->at = bench_clock_ns(CLOCK_MONOTONIC);
+	s->meter = paths.count[0].units;
+	for (unsigned int i = 1; i <= workers; i++) {
+		s->work += paths.count[i].units;
+		s->cycles += paths.count[i].cycles;
+	}
+}
+
+/*
+ * The counters and the groups' throttles. Reading cpu.stat takes the CPU
+ * from the meter, so it stays outside the window: before the counters at
+ * its start, after them at its end.
+ */
+static void path_snap(unsigned int workers, struct path_snap *s, bool window_end)
+{
+	char buf[4096], g[PATH_MAX];
+	struct cg_cpustat st;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (window_end)
+		path_count(workers, s);
+	for (unsigned int i = 0; i < workers; i++) {
+		snprintf(g, sizeof(g), "%s/p%u", paths.dir, i);
+		ret = cgfile_read(g, "cpu.stat", buf, sizeof(buf));
+		if (ret)
+			bench_die("%s/cpu.stat: %s", g, strerror(-ret));
+		if (cg_parse_cpustat(buf, &st) <= 0 || !st.have[CG_NR_THROTTLED])
+			bench_die("%s/cpu.stat: no nr_throttled", g);
+		s->throttled += st.v[CG_NR_THROTTLED];
+	}
+	if (!window_end)
+		path_count(workers, s);
+}
+
+/* A window with the workers stopped: the meter alone, the CPU's rate. */
+struct alone {
+	uint64_t ns, units;
+	double rate;	/* units per ns */
+};
+
+static void alone_window(unsigned int workers, uint64_t window, uint64_t settle,
+			 struct alone *w)
+{
+	struct path_snap a, b;
+
+	paths_signal(workers, SIGSTOP);
+	sleep_ns(settle);
+	path_snap(workers, &a, false);
+	sleep_ns(window);
+	path_snap(workers, &b, true);
+	if (b.work != a.work)
+		bench_die("a stopped worker counted %llu units", (unsigned long long)(b.work - a.work));
+	if (b.meter == a.meter)
+		bench_die("the meter counted nothing in %llu ms", (unsigned long long)(window / NSEC_PER_MSEC));
+	w->ns = b.at - a.at;
+	w->units = b.meter - a.meter;
+	w->rate = (double)w->units / w->ns;
+}
+
+/*
+ * costbench path NAME DIR PAIRS WINDOW_MS: PAIRS windows with the workers
+ * running, each between two with them stopped, each WINDOW_MS after a
+ * settling tenth. A pair whose two rates alone differ (rate_drift) had the
+ * emulator slow down or speed up in between: bench/cost.py's rule.
+ */
+static int path_mode(char **argv)
+{
+	const struct path_load *l = NULL;
+	unsigned int pairs;
+	uint64_t window, settle;
+	char g[PATH_MAX], text[96];
+	struct alone before, after;
+
+	for (size_t i = 0; i < sizeof(path_loads) / sizeof(path_loads[0]); i++)
+		if (!strcmp(argv[0], path_loads[i].name))
+			l = &path_loads[i];
+	if (!l)
+		bench_die("path '%s' is not refill, wake or slack", argv[0]);
+	paths.dir = argv[1];
+	pairs = arg_u64("PAIRS", argv[2], 1, 1000);
+	window = arg_u64("WINDOW_MS", argv[3], 10, 60000) * NSEC_PER_MSEC;
+	settle = window / 10;
+
+	paths.count = mmap(NULL, sizeof(*paths.count) * (PATH_WORKERS + 1),
+			   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (paths.count == MAP_FAILED)
+		bench_die("mmap: %s", strerror(errno));
+	pin_cpu(0);
+	write_file(paths.dir, "cgroup.subtree_control", "+cpu");
+	atexit(paths_cleanup);
+	for (unsigned int i = 0; i < l->groups; i++) {
+		snprintf(g, sizeof(g), "%s/p%u", paths.dir, i);
+		if (mkdir(g, 0755))
+			bench_die("mkdir %s: %s", g, strerror(errno));
+		paths.made++;
+		snprintf(text, sizeof(text), "%llu %llu", (unsigned long long)l->quota,
+			 (unsigned long long)l->period);
+		write_file(g, "cpu.max", text);
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)l->burst);
+		write_file(g, "cpu.max.burst", text);
+	}
+
+	/* The meter first, alone, to size the workers' spins in units. */
+	paths.pids[0] = fork();
+	if (paths.pids[0] < 0)
+		bench_die("fork: %s", strerror(errno));
+	if (!paths.pids[0]) {
+		pin_cpu(0);
+		path_work(&paths.count[0], 0, 0);
+	}
+	paths.forked = 1;
+	alone_window(0, window, settle, &before);
+	for (unsigned int i = 0; i < l->groups; i++) {
+		/* The spin as units at the meter's rate; 0 spins for ever. */
+		uint64_t units = l->spin_us * NSEC_PER_USEC * before.rate;
+		pid_t pid;
+
+		if (l->spin_us && !units)
+			units = 1;
+		pid = fork();
+		if (pid < 0)
+			bench_die("fork: %s", strerror(errno));
+		if (!pid) {
+			paths.forked = 0;
+			paths.made = 0;
+			pin_cpu(0);
+			snprintf(g, sizeof(g), "%s/p%u", paths.dir, i);
+			write_file(g, "cgroup.procs", "0");
+			path_work(&paths.count[1 + i], units, l->sleep_us * NSEC_PER_USEC);
+		}
+		paths.pids[paths.forked++] = pid;
+	}
+
+	printf("{\"mode\":\"path\",\"path\":\"%s\",\"op\":\"%s\",\"groups\":%u,\"quota_us\":%llu,"
+	       "\"period_us\":%llu,\"burst_us\":%llu,\"spin_us\":%llu,\"sleep_us\":%llu,"
+	       "\"window_ms\":%llu,\"unit_loops\":%d,\"pairs\":[",
+	       l->name, l->op, l->groups, (unsigned long long)l->quota,
+	       (unsigned long long)l->period, (unsigned long long)l->burst,
+	       (unsigned long long)l->spin_us, (unsigned long long)l->sleep_us,
+	       (unsigned long long)(window / NSEC_PER_MSEC), UNIT_LOOPS);
+	/*
+	 * Windows alone and loaded alternate, alone first and last, so every
+	 * loaded window has the CPU's rate measured just before and just after.
+	 */
+	alone_window(l->groups, window, settle, &before);
+	for (unsigned int p = 0; p < pairs; p++) {
+		struct path_snap c, d;
+		double rate, busy, over, drift;
+		uint64_t ops;
+
+		paths_signal(l->groups, SIGCONT);
+		sleep_ns(settle);
+		path_snap(l->groups, &c, false);
+		sleep_ns(window);
+		path_snap(l->groups, &d, true);
+		alone_window(l->groups, window, settle, &after);
+		rate = (before.rate + after.rate) / 2;
+		drift = fabs(after.rate - before.rate) / rate;
+		ops = !strcmp(l->op, "throttle") ? d.throttled - c.throttled : d.cycles - c.cycles;
+		busy = (d.meter - c.meter + d.work - c.work) / rate;
+		over = (d.at - c.at) - busy;
+		printf("%s{\"alone_before_ns\":%llu,\"alone_before_units\":%llu,"
+		       "\"alone_after_ns\":%llu,\"alone_after_units\":%llu,\"rate_drift\":%.5f,"
+		       "\"ns\":%llu,\"meter_units\":%llu,\"work_units\":%llu,\"ops\":%llu,"
+		       "\"throttled\":%llu,\"overhead_ns_per_op\":%.1f}",
+		       p ? "," : "", (unsigned long long)before.ns, (unsigned long long)before.units,
+		       (unsigned long long)after.ns, (unsigned long long)after.units, drift,
+		       (unsigned long long)(d.at - c.at),
+		       (unsigned long long)(d.meter - c.meter), (unsigned long long)(d.work - c.work),
+		       (unsigned long long)ops, (unsigned long long)(d.throttled - c.throttled),
+		       ops ? over / ops : 0.0);
+		fflush(stdout);
+		before = after;
+	}
+	printf("]}\n");
+	paths_stop();
+	paths_remove();
+	return 0;
+}
+
+/*
+ * costbench config DIR OPS: the time of one configuration write and one
+ * cpu.stat read, each done OPS times on a group of its own, values
+ * alternating so that every write changes something. Every kernel writes
+ * cpu.max ("QUOTA PERIOD") and cpu.max.burst; a kernel with the series also
+ * the three fields at once ("QUOTA PERIOD BURST"), which mainline does with
+ * the other two writes.
+ */
+static uint64_t config_loop(const char *g, const char *file, const char *const text[2],
+			    unsigned int ops)
+{
+	char path[PATH_MAX];
+	uint64_t t0, t1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", g, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		bench_die("open %s: %s", path, strerror(errno));
+	t0 = bench_clock_ns(CLOCK_MONOTONIC);
+	for (unsigned int i = 0; i < ops; i++) {
+		const char *t = text[i & 1];
+		ssize_t len = strlen(t);
+
+		if (write(fd, t, len) != len)
+			bench_die("write '%s' to %s: %s", t, path, strerror(errno));
+	}
+	t1 = bench_clock_ns(CLOCK_MONOTONIC);
+	close(fd);
+	return t1 - t0;
+}
+
+static int config_mode(char **argv)
+{
+	static const char *const max[2] = { "20000 100000", "30000 100000" };
+	static const char *const burst[2] = { "10000", "20000" };
+	static const char *const three[2] = { "20000 100000 10000", "30000 100000 20000" };
+	unsigned int ops = arg_u64("OPS", argv[1], 1, 1000000);
+	bool series = !access("/proc/sys/kernel/sched_cfs_bw_burst_enabled", F_OK);
+	uint64_t ns_max, ns_burst, ns_three = 0, ns_stat, t0, units;
+	double rate;
+	char g[PATH_MAX], buf[4096], path[PATH_MAX + 16];
+	int fd;
+
+	paths.dir = argv[0];
+	pin_cpu(0);
+	write_file(paths.dir, "cgroup.subtree_control", "+cpu");
+	atexit(paths_cleanup);
+	snprintf(g, sizeof(g), "%s/p0", paths.dir);
+	if (mkdir(g, 0755))
+		bench_die("mkdir %s: %s", g, strerror(errno));
+	paths.made = 1;
+	write_file(g, "cpu.max", max[1]);
+	/*
+	 * The CPU's speed, in units of the paths' loop: the emulator runs some
+	 * boots faster than others, and figures in ns compare only in units.
+	 */
+	t0 = bench_clock_ns(CLOCK_MONOTONIC);
+	for (units = 0; bench_clock_ns(CLOCK_MONOTONIC) - t0 < 300 * NSEC_PER_MSEC; units += 1000)
+		for (int i = 0; i < 1000; i++)
+			unit();
+	rate = (double)units / (bench_clock_ns(CLOCK_MONOTONIC) - t0);
+	ns_max = config_loop(g, "cpu.max", max, ops);
+	ns_burst = config_loop(g, "cpu.max.burst", burst, ops);
+	if (series)
+		ns_three = config_loop(g, "cpu.max", three, ops);
+	snprintf(path, sizeof(path), "%s/cpu.stat", g);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		bench_die("open %s: %s", path, strerror(errno));
+	t0 = bench_clock_ns(CLOCK_MONOTONIC);
+	for (unsigned int i = 0; i < ops; i++)
+		if (pread(fd, buf, sizeof(buf), 0) <= 0)
+			bench_die("read %s: %s", path, strerror(errno));
+	ns_stat = bench_clock_ns(CLOCK_MONOTONIC) - t0;
+	close(fd);
+	paths_remove();
+	printf("{\"mode\":\"config\",\"ops\":%u,\"rate_units_per_ns\":%.6f,\"unit_loops\":%d,"
+	       "\"cpu_max_ns\":%.1f,\"cpu_max_burst_ns\":%.1f,",
+	       ops, rate, UNIT_LOOPS, (double)ns_max / ops, (double)ns_burst / ops);
+	if (series)
+		printf("\"cpu_max_three_ns\":%.1f,", (double)ns_three / ops);
+	printf("\"cpu_stat_read_ns\":%.1f}\n", (double)ns_stat / ops);
+	return 0;
+}
+
 static const char usage[] =
-	"usage: costbench pipe SECONDS\n"
+	"usage: costbench path refill|wake|slack DIR PAIRS WINDOW_MS\n"
+	"       costbench config DIR OPS\n"
 	"       costbench fleet DIR GROUPS QUOTA PERIOD BURST SPIN_US EVERY_MS WARMUP_S SECONDS\n"
 	"(see the comment at the top of bench/costbench.c)\n";
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "pipe"))
-		return pipe_mode(arg_u64("SECONDS", argv[2], 1, 3600));
+	if (argc == 6 && !strcmp(argv[1], "path"))
+		return path_mode(argv + 2);
+	if (argc == 4 && !strcmp(argv[1], "config"))
+		return config_mode(argv + 2);
 	if (argc == 11 && !strcmp(argv[1], "fleet"))
 		return fleet_mode(argv + 2);
 	fputs(usage, stderr);

@@ -90,7 +90,7 @@ reps=${BENCH_REPS:-3}
 trial=0
 [[ -z ${BENCH_ONLY:-} ]] && ((reps >= 3)) || trial=1
 if [[ $setup == image && -z ${BENCH_ONLY:-} ]]; then
-	BENCH_ONLY=s2-capped,s2-burst
+	BENCH_ONLY=s2-capped,s2-burst,s2-stretched
 	export BENCH_ONLY
 fi
 # The runs' floor is what the highest percentile the ratios use needs, by
@@ -115,8 +115,20 @@ declare -A config=([ours]=$guest_cfg [mainline]=$guest_cfg
 declare -A tree=([ours]="linux-source-6.1 $source_version + kernel/series ($(grep -c '^0' "$top/kernel/series" || true) patches)"
 	[mainline]="linux-source-6.1 $source_version, without the series"
 	[stock]="Debian's linux-image package of the same version")
-declare -A sha
-for k in "${kernels[@]}"; do sha[$k]=$(sha256sum "${image[$k]}" | cut -d' ' -f1); done
+# Each kernel as built: its bzImage's hash, the version string in its boot
+# header (every boot's uname -r and -v are checked against it) and, for
+# ours and mainline, the sha256 of the .config it was built with
+# (scripts/kernel-build.sh leaves it beside the bzImage).
+declare -A sha release kconfig
+for k in "${kernels[@]}"; do
+	sha[$k]=$(sha256sum "${image[$k]}" | cut -d' ' -f1)
+	kernel_identity "${image[$k]}"
+	release[$k]=$kernel_release kconfig[$k]=$kernel_config
+	if [[ $k != stock && -z ${kconfig[$k]} ]]; then
+		echo "bench-$setup: no ${image[$k]}.config beside the $k kernel: build it again (make kernel kernel-mainline)" >&2
+		exit 1
+	fi
+done
 
 # One boot's estimate and time limit, from the suite's own plan for that
 # kernel: every run's window plus its warm-up and start, and the boot; the
@@ -125,7 +137,7 @@ for k in "${kernels[@]}"; do sha[$k]=$(sha256sum "${image[$k]}" | cut -d' ' -f1)
 declare -A est timeout_s
 runs_total=0
 for k in "${kernels[@]}"; do
-	plan=$(BURSTCFS_EXPECT=${expect[$k]} BENCH_WARMUP=$warmup sh "$top/bench/suite.sh" --plan)
+	plan=$(BURSTCFS_EXPECT=${expect[$k]} BENCH_KERNEL=$k BENCH_WARMUP=$warmup sh "$top/bench/suite.sh" --plan)
 	read -r "est[$k]" "timeout_s[$k]" n < <(awk -v w="$warmup" -v boot="$boot_s" -v run="$run_s" -v tries="$attempts" '
 		{ s += $4 + w + run; t += tries * ($4 + w + run + 10); n++ }
 		END { printf "%d %d %d\n", s + boot + 0.5, t + 3 * boot + 180, n }' <<<"$plan")
@@ -215,10 +227,12 @@ for rep in $(seq 1 "$reps"); do
 				--num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc"
 			# A failed boot's runs are kept too: they are the evidence.
 			if grep -qs '^BENCH-' "$out/$name.log.txt"; then
+				kernel_matches "$out/$name.log.txt" "${release[$k]}"
 				stack=$(sed -n 's/^# podman version \([^,]*\), podman package \([^,]*\), crun package \(.*\)/podman \2, crun \3/p' "$out/$name.log.txt")
 				record "${host[@]}" --str image="$(basename "${image[$k]}")" ${stack:+--str stack="$stack"} \
 					--str image_sha256="${sha[$k]}" --str tree="${tree[$k]}" \
-					--str config="${config[$k]}" "${uncounted[@]}" "$out/$name.log.txt"
+					--str config="${config[$k]}" ${kconfig[$k]:+--str config_sha256="${kconfig[$k]}"} \
+					"${uncounted[@]}" "$out/$name.log.txt"
 			fi
 			if ((rc != 0)); then
 				echo "bench-$setup: the $k boot of repetition $rep failed (rc=$rc); the runs so far are in $raw; no page written" >&2

@@ -75,3 +75,36 @@ watch_others() {
 		sleep 2
 	done
 }
+
+# kernel_identity BZIMAGE: sets kernel_release, the version string the
+# bzImage's boot header carries ("6.1.N-... (user@host) #BUILD SMP ..."), and
+# kernel_config, the sha256 (16 hex digits) of BZIMAGE.config, the .config
+# scripts/kernel-build.sh built it from, or "" when there is none (Debian's
+# packaged kernel).
+kernel_identity() {
+	# shellcheck disable=SC2034 # used by the sourcing script
+	kernel_release=$(python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+# The boot protocol's kernel_version: an offset, less 0x200, at 0x20e.
+at = struct.unpack_from("<H", data, 0x20e)[0] + 0x200
+print(data[at:data.index(b"\0", at)].decode())
+PY
+	) || { echo "bench: no version string in $1's boot header" >&2; return 1; }
+	# shellcheck disable=SC2034 # used by the sourcing script
+	kernel_config=""
+	# shellcheck disable=SC2034
+	[[ ! -r $1.config ]] || kernel_config=$(sha256sum <"$1.config" | cut -c1-16)
+}
+
+# kernel_matches LOG VERSION_STRING: every result line of the boot's LOG
+# names the release and build (uname -r, uname -v) of the bzImage whose
+# kernel_release is VERSION_STRING, or this fails saying which it named.
+kernel_matches() {
+	local want_r=${2%% *} want_v="#${2#*#}" got
+	got=$(sed -n 's/^BENCH-[A-Z]* .*"release":"\([^"]*\)","version":"\([^"]*\)".*/\1 \2/p' "$1" | sort -u)
+	if [[ -z $got || $got != "$want_r $want_v" ]]; then
+		echo "bench: $1: the guest ran '${got:-nothing}', not the bzImage's '$want_r $want_v'" >&2
+		return 1
+	fi
+}

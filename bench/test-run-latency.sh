@@ -26,7 +26,19 @@ echo 'CONFIG_CFS_BANDWIDTH=y' >"$tree/kernel/config/guest.config"
 # The suite with its sysctl where the stand-in guest puts it (present on ours only).
 sed 's|^sysctl=/proc/sys/kernel/sched_cfs_bw_burst_enabled$|sysctl=${FAKE_SYSCTL:-/nonexistent}|' \
 	"$top/bench/suite.sh" >"$tree/bench/suite.sh"
-for k in ours mainline stock; do echo "$k" >"$tmp/bzImage-$k"; done
+# Stand-in bzImages: a boot header whose version string names the kernel
+# (bench/runner-lib.sh's kernel_identity reads it), and the .config that
+# scripts/kernel-build.sh leaves beside ours and mainline.
+for k in ours mainline stock; do
+	python3 - "$tmp/bzImage-$k" "6.1.0-$k (t@t) #1 SMP $k" <<'PY'
+import struct, sys
+version = sys.argv[2].encode() + b"\0"
+data = bytearray(0x300) + version
+struct.pack_into("<H", data, 0x20e, 0x300 - 0x200)
+open(sys.argv[1], "wb").write(data)
+PY
+	[[ $k == stock ]] || echo "CONFIG_CFS_BANDWIDTH=y # $k" >"$tmp/bzImage-$k.config"
+done
 echo initramfs >"$tmp/initramfs"
 echo image >"$tmp/image.raw"
 echo initrd >"$tmp/initrd-stock"
@@ -56,7 +68,12 @@ cat >"$tmp/bin/qemu-system-x86_64" <<'EOF'
 #!/bin/sh
 echo "QEMU emulator version 0.0 (stand-in)"
 EOF
-# In the guest: cgroupfs removes a group with its interface files.
+# In the guest: uname says the kernel booted (FAKE_KERNEL); cgroupfs removes
+# a group with its interface files.
+cat >"$tmp/guest-bin/uname" <<'EOF'
+#!/bin/sh
+case $1 in -r) echo "6.1.0-$FAKE_KERNEL" ;; -v) echo "#1 SMP $FAKE_KERNEL" ;; *) echo Linux ;; esac
+EOF
 cat >"$tmp/guest-bin/rmdir" <<'EOF'
 #!/bin/sh
 exec rm -r "$@"
@@ -96,7 +113,8 @@ cat >"$tmp/guest" <<'EOF'
 set -euo pipefail
 name=$1 kernel=$2 expect=$3
 shift 3
-echo "$name $(cat "$kernel") $expect" >>"$FAKE_DIR/boots"
+k=${kernel##*bzImage-}
+echo "$name $k $expect" >>"$FAKE_DIR/boots"
 if [[ $name == "${FAKE_OTHER:-}" && ! -e $FAKE_DIR/other-done ]]; then
 	touch "$FAKE_DIR/other" "$FAKE_DIR/other-done"
 	sleep 2.5
@@ -113,10 +131,10 @@ for w; do
 	# FAKE_NOFLOOR's boot plays a stale suite that knows no floor.
 	[[ $name == "${FAKE_NOFLOOR:-}" && $w == BENCH_MIN_REQUESTS=* ]] || words+=("$w")
 done
-echo "GUEST-BEGIN kernel=6.1.0-$(cat "$kernel") expect=$expect cpus=2"
+echo "GUEST-BEGIN kernel=6.1.0-$k expect=$expect cpus=2"
 # Nothing of the host's environment: a guest has its command line only.
 env -i "${words[@]}" PATH="$FAKE_DIR/guest-bin:$PATH" BURSTCFS_EXPECT="$expect" BENCH_CGROOT="$cg" \
-	FAKE_SYSCTL="$sys" FAKE_NAME="$name" FAKE_SHORT="${FAKE_SHORT:-}" BURSTBENCH="$FAKE_DIR/burstbench" \
+	FAKE_SYSCTL="$sys" FAKE_NAME="$name" FAKE_KERNEL="$k" FAKE_SHORT="${FAKE_SHORT:-}" BURSTBENCH="$FAKE_DIR/burstbench" \
 	sh "$FAKE_TREE/bench/suite.sh" 2>/dev/null
 EOF
 # make bench-kernel's boot (tests/qemu/run-guest.sh NAME KERNEL INITRAMFS SUITE EXPECT TIMEOUT).
@@ -149,7 +167,7 @@ rc=0
 } | sed 's/$/\r/' >"$out"
 [[ $name != "${FAKE_HANG:-}" ]] || exit 124
 EOF
-chmod +x "$tmp/bin/pgrep" "$tmp/bin/qemu-system-x86_64" "$tmp/guest-bin/rmdir" "$tmp/burstbench" \
+chmod +x "$tmp/bin/pgrep" "$tmp/bin/qemu-system-x86_64" "$tmp/guest-bin/rmdir" "$tmp/guest-bin/uname" "$tmp/burstbench" \
 	"$tmp/guest" "$tree/tests/qemu/run-guest.sh" "$tree/tests/e2e/boot-image.sh"
 
 bench() {
@@ -189,15 +207,15 @@ ok 'grep -q "about 2[0-9] min on a quiet host" "$tmp/run.out"' \
 mapfile -t raws < <(ls "$tree/docs/bench-raw/"kernel-*.jsonl 2>/dev/null)
 ok '((${#raws[@]} == 1))' "one raw file in docs/bench-raw/ (${#raws[@]})"
 raw=${raws[0]:-/nonexistent}
-ok 'json "[len(L[t]) for t in (\"bench\", \"boot\", \"run\", \"end\")] == [1, 10, 27, 1]"' \
-	"the raw file: a bench line, 10 boots, 27 runs, an end"
+ok 'json "[len(L[t]) for t in (\"bench\", \"boot\", \"run\", \"end\")] == [1, 10, 30, 1]"' \
+	"the raw file: a bench line, 10 boots, 30 runs, an end"
 ok 'json "all(isinstance(r[\"rep\"], int) and r[\"config\"] and len(r[\"image_sha256\"]) == 64 and \"host_cpu_pressure_pct\" in r and \"other_guests\" in r and r[\"result\"][\"requests\"] >= 500 and r[\"min_requests\"] == 500 for r in L[\"run\"])"' \
 	"every run line carries its repetition, image, config, host pressure and >= 500 requests"
 ok 'json "sorted((r[\"rep\"], r[\"kernel\"]) for r in L[\"run\"] if r[\"run\"] == \"s2-capped\") == sorted((p, k) for p in (1, 2, 3) for k in (\"ours\", \"mainline\", \"stock\"))"' \
 	"s2-capped on every kernel in every round"
 ok 'json "len({r[\"config\"] for r in L[\"run\"] if r[\"kernel\"] != \"stock\"}) == 1 and \"guest.config (sha256 \" in L[\"run\"][0][\"config\"] and all(r[\"config\"].startswith(\"Debian\") for r in L[\"run\"] if r[\"kernel\"] == \"stock\")"' \
 	"ours and mainline record the same guest config, Debian's its own"
-ok 'json "[(b[\"rep\"], b[\"kernel\"], b[\"boot_try\"], b[\"counted\"]) for b in L[\"boot\"] if not b[\"counted\"]] == [(2, \"mainline\", 1, 0)] and [(d[\"rep\"], d[\"kernel\"], d[\"why\"][:15]) for d in L[\"discard\"]] == [(2, \"mainline\", \"another QEMU gu\")]"' \
+ok 'json "[(b[\"rep\"], b[\"kernel\"], b[\"boot_try\"], b[\"counted\"]) for b in L[\"boot\"] if not b[\"counted\"]] == [(2, \"mainline\", 1, 0)] and [(d[\"rep\"], d[\"kernel\"], d[\"why\"][:15]) for d in L[\"discard\"]] == [(2, \"mainline\", \"another QEMU gu\")] * 2"' \
 	"the disturbed boot is recorded as not counted, its run as a discard"
 ok 'json "L[\"bench\"][0][\"min_requests\"] == 500 and L[\"bench\"][0][\"repetitions\"] == 3"' \
 	"the bench line records the floor and the repetitions"
@@ -226,7 +244,7 @@ ok 'docs_unchanged' \
 	"docs/ is left as it was"
 # shellcheck disable=SC2034 # used in the checks
 short=$(ls "$tmp/out/"kernel-*.jsonl 2>/dev/null || echo /nonexistent)
-ok '(raw=$short; json "[(r[\"rep\"], r[\"kernel\"], r[\"run\"], r[\"result\"][\"requests\"]) for r in L[\"run\"] if r[\"kernel\"] == \"mainline\"] == [(1, \"mainline\", \"s2-capped\", 400)]")' \
+ok '(raw=$short; json "[(r[\"rep\"], r[\"kernel\"], r[\"run\"], r[\"result\"][\"requests\"]) for r in L[\"run\"] if r[\"kernel\"] == \"mainline\"] == [(1, \"mainline\", \"s2-capped\", 400), (1, \"mainline\", \"s2-stretched\", 400)]")' \
 	"the short run is kept in the raw file in OUTDIR"
 ok '! python3 "$tree/bench/report.py" --from "$short" --template "$tree/bench/benchmarks.md.in" --setup "$tree/bench/setup-kernel.md" --generator x --md "$tmp/x.md" --png "$tmp/x.png" 2>"$tmp/x.err" && grep -q "400 requests, fewer than 500" "$tmp/x.err"' \
 	"report.py --from refuses it, naming the run"
@@ -262,9 +280,9 @@ ok 'grep -q "about 2[0-9] min on a quiet host" "$tmp/image.out"' \
 mapfile -t raws < <(ls "$tree/docs/bench-raw/"image-*.jsonl 2>/dev/null)
 ok '((${#raws[@]} == 1))' "one image raw file in docs/bench-raw/ (${#raws[@]})"
 raw=${raws[0]:-/nonexistent}
-ok 'json "sorted((r[\"rep\"], r[\"kernel\"], r[\"run\"]) for r in L[\"run\"]) == sorted([(p, k, \"s2-capped\") for p in (1, 2, 3) for k in (\"ours\", \"mainline\", \"stock\")] + [(p, \"ours\", \"s2-burst\") for p in (1, 2, 3)])"' \
-	"s2-capped on every kernel and s2-burst on ours, in every round, nothing else"
-ok 'json "L[\"bench\"][0][\"only\"] == \"s2-capped,s2-burst\" and L[\"bench\"][0][\"setup\"] == \"bench/setup-image.md\" and L[\"bench\"][0][\"generator\"] == \"make bench\" and \"e2e image\" in L[\"bench\"][0][\"guest\"]"' \
+ok 'json "sorted((r[\"rep\"], r[\"kernel\"], r[\"run\"]) for r in L[\"run\"]) == sorted([(p, k, \"s2-capped\") for p in (1, 2, 3) for k in (\"ours\", \"mainline\", \"stock\")] + [(p, \"ours\", \"s2-burst\") for p in (1, 2, 3)] + [(p, \"mainline\", \"s2-stretched\") for p in (1, 2, 3)])"' \
+	"s2-capped on every kernel, s2-burst on ours and s2-stretched on mainline, in every round, nothing else"
+ok 'json "L[\"bench\"][0][\"only\"] == \"s2-capped,s2-burst,s2-stretched\" and L[\"bench\"][0][\"setup\"] == \"bench/setup-image.md\" and L[\"bench\"][0][\"generator\"] == \"make bench\" and \"e2e image\" in L[\"bench\"][0][\"guest\"]"' \
 	"the bench line names the runs, the setup, the generator and the image"
 ipage=$tree/docs/benchmarks.md
 ok '[[ -s $ipage ]] && grep -q "bench-raw/$(basename "$raw")" "$ipage" && ! grep -qE "@[A-Z]+@" "$ipage" && ! grep -q "scenario 1, ours: p99" "$ipage" && grep -q "scenario 2: p99 mainline (same config)" "$ipage"' \

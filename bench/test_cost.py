@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Host unit tests of bench/cost.py (make check-bench) on a synthetic raw
-file: the hot-path ratio and its A/A floor paired by round, the scaling
-table, and the refusal of a file that is not a whole run."""
+file: the paths' cost per operation from the windows the drift rule keeps,
+ratios and their A/A floor paired by round, the configuration table, the
+scaling table, the disturbed-boot rule, and the refusal of a file that is
+not a whole run."""
 import io
 import json
 import os
@@ -14,11 +16,26 @@ from contextlib import redirect_stderr, redirect_stdout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cost  # noqa: E402
 
-# ns per round trip by round; each boot's three tries are the value and
-# two others around it, so the boot's median is the value.
+# ns per operation by round, the same on every path; each boot's windows
+# are the value, two around it, and one the emulator disturbed (its rates
+# alone 10 % apart), which must not count.
 PIPE = {"ours": [1010, 2040, 990, 1005, 1030],
         "mainline": [1000, 2000, 1000, 1000, 1000],
         "mainline-aa": [990, 2020, 1000, 980, 1020]}
+
+
+def pairs(v, rate=1.0):
+    """A run's windows at this CPU rate (loop units per ns)."""
+    win = [(v, 0.0), (v - 7, 0.01), (v + 9, 0.02), (50 * v, 0.1)]
+    return [{"rate_drift": d, "ops": 100, "overhead_ns_per_op": ns / rate,
+             "alone_before_ns": 10**9, "alone_before_units": rate * 10**9,
+             "alone_after_ns": 10**9, "alone_after_units": rate * 10**9} for ns, d in win]
+
+
+def path(p, v):
+    return {"mode": "path", "path": p, "op": "x", "groups": 1, "quota_us": 1000, "period_us": 2000,
+            "burst_us": 1000, "spin_us": 0 if p == "refill" else 200, "sleep_us": 8000,
+            "window_ms": 1000, "pairs": pairs(v)}
 
 
 def fleet(groups, system, softirq, throttled):
@@ -35,10 +52,16 @@ def lines(reps=5, end=True, drop=None):
             if (rep, k) == drop:
                 continue
             v = values[rep - 1]
-            for t, ns in enumerate((v, v - 7, v + 9), 1):
-                out.append({"type": "run", "rep": rep, "kernel": k, "run": "pipe", "try": t,
-                            "release": f"6.1-{k}", "config": "cfg", "group_nr_throttled": 0,
-                            "result": {"ns_per_round_trip": ns, "elapsed_ns": 3000000000}})
+            for p in cost.PATHS:
+                out.append({"type": "run", "rep": rep, "kernel": k, "run": f"path-{p}",
+                            "release": f"6.1-{k}", "config": "cfg", "config_sha256": f"sha-{k}",
+                            "result": path(p, v)})
+            conf = {"mode": "config", "ops": 2000, "rate_units_per_ns": 1.0, "cpu_max_ns": v, "cpu_max_burst_ns": v / 2,
+                    "cpu_stat_read_ns": 3 * v}
+            if k == "ours":
+                conf["cpu_max_three_ns"] = v
+            out.append({"type": "run", "rep": rep, "kernel": k, "run": "config", "release": f"6.1-{k}",
+                        "result": conf})
             for n in (1, 500):
                 runs = [("fleet-1000", fleet(n, n / 100 + rep / 10, n / 1000, n * 5))]
                 if k == "ours":
@@ -73,13 +96,50 @@ class Cost(unittest.TestCase):
         self.assertEqual(rc, 0)
         # ours / mainline per round 1.010 1.020 0.990 1.005 1.030; A/A
         # 0.990 1.010 1.000 0.980 1.020; round 2's mainline is twice the
-        # others', so only pairing by round gives these.
-        self.assertIn("**ours / mainline: 1.010 [0.990–1.030]**", text)
-        self.assertIn("**1.000 [0.980–1.020]**", text)
-        self.assertIn("| 3 | 990 | 1,000 | 1,000 | 0.990 | 1.000 |", text)
-        self.assertIn("two pipes for 3 s", text)
-        self.assertIn("runs it 3 times", text)
-        self.assertIn("0 in every run", text)
+        # others', so only pairing by round gives these. The disturbed
+        # window (50 x) counts nowhere.
+        row = next(line for line in text.splitlines() if line.startswith("| **refill**"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        self.assertEqual(cells[1:], ["1,010 [990–2,040]", "1,000 [1,000–2,000]", "1,000 [980–2,020]",
+                                     "1.010 [0.990–1.030]", "1.000 [0.980–1.020]"])
+        self.assertIn("Largest ratio away from 1 (ours / mainline, any path, any round): 1.030**", text)
+        self.assertIn("the A/A floor reaches 0.980", text)
+        self.assertIn("135 of 180 windows kept", text)
+        self.assertIn("sha256 ours sha-ours, mainline sha-mainline", text)
+
+    def test_a_slower_boot_costs_the_same(self):
+        # Round 3's mainline-aa boot ran at half speed throughout: twice the
+        # ns per operation, at half the rate alone, and half the rate in its
+        # configuration timing too. In the CPU's units it is the same.
+        recs = lines()
+        for r in recs:
+            if r.get("type") == "run" and r["rep"] == 3 and r["kernel"] == "mainline-aa":
+                if r["run"].startswith("path-"):
+                    r["result"]["pairs"] = pairs(1000, rate=0.5)
+                elif r["run"] == "config":
+                    r["result"].update(rate_units_per_ns=0.5, cpu_max_ns=2000)
+        rc, text, _ = self.render(recs)
+        self.assertEqual(rc, 0)
+        row = next(line for line in text.splitlines() if line.startswith("| **slack**"))
+        self.assertEqual(row.split("|")[6].strip(), "1.000 [0.980–1.020]")
+        row = next(line for line in text.splitlines() if line.startswith("| cpu.max write"))
+        self.assertEqual(row.split("|")[6].strip(), "1.000 [0.980–1.020]")
+
+    def test_config_table(self):
+        rc, text, _ = self.render(lines())
+        self.assertEqual(rc, 0)
+        # Mainline sets the three values with two writes: 1.5 x its cpu.max.
+        row = next(line for line in text.splitlines() if line.startswith("| quota, period and burst"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        self.assertEqual(cells[2], "1,500 [1,500–3,000]")
+        self.assertEqual(cells[4], "0.673 [0.660–0.687]")
+
+    def test_disturbed_boot(self):
+        recs = [r for r in lines() if r.get("type") == "run" and r["rep"] == 1 and r["kernel"] == "ours"]
+        self.assertIsNone(cost.disturbed(recs))
+        for p in recs[0]["result"]["pairs"][:3]:
+            p["rate_drift"] = 0.3
+        self.assertIn("path-refill: 0 of 4 windows kept", cost.disturbed(recs))
 
     def test_scaling_table(self):
         rc, text, _ = self.render(lines())
@@ -99,7 +159,7 @@ class Cost(unittest.TestCase):
     def test_refuses_a_missing_round(self):
         rc, _, err = self.render(lines(drop=(4, "mainline-aa")))
         self.assertEqual(rc, 1)
-        self.assertIn("round 4 has no hot-path result of mainline-aa", err)
+        self.assertIn("round 4 has no refill result of mainline-aa", err)
 
     def test_refuses_an_unfinished_file(self):
         rc, _, err = self.render(lines(end=False))

@@ -502,6 +502,18 @@ class ModelThrottles(unittest.TestCase):
         self.assertIn("| ours | s2-burst | 2 | 2 [1–3] | 0, 0 | 2 [1–3] |", table)
         self.assertRegex(table, r"\| mainline \| s2-capped \| 1 \| 500 \| 3\d–\d+ \| not told by counts \|")
 
+    def test_needless_put_down_to_a_measured_stall(self):
+        # A 40 ms pool over a 30 ms batch spares 10 ms: a request charged
+        # 12 ms beyond its spin explains its run's throttles, one charged 3 ms
+        # does not.
+        stalled, clean = self.run_rec(30000, seen=3), dict(self.run_rec(30000, seen=1), rep=2)
+        stalled["result"]["request_overrun_max_us"] = 12000
+        clean["result"]["request_overrun_max_us"] = 3000
+        emulator, unexplained, lines = report.needless_causes({("ours", "s2-burst"): [stalled, clean]})
+        self.assertEqual((emulator, unexplained), (3, 1))
+        self.assertIn("repetition 1: 3 throttled periods; the emulator: a request was charged 12.0 ms", lines[0])
+        self.assertIn("repetition 2: 1 throttled period; **unexplained**", lines[1])
+
     def test_a_batch_interval_the_trace_cannot_hold(self):
         res = result()
         res["rate"] = 4000.0

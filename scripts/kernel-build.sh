@@ -26,11 +26,13 @@ kbuild_lock
 
 # A bzImage built before with the same key (scripts/lib/kbuild.sh) is
 # reused: a fresh clone then skips kbuild's minutes of linking and objtool
-# that ccache cannot save.
+# that ccache cannot save. Its .config goes with it, as OUT_BZIMAGE.config:
+# the benchmarks describe a kernel by the configuration it was built with.
 kernels=$cache/kernels
 key=$(kbuild_key "${fragments[@]}")
-if [[ -n $key && -f $kernels/bzImage-$key ]]; then
+if [[ -n $key && -f $kernels/bzImage-$key && -f $kernels/bzImage-$key.config ]]; then
 	mkdir -p "$(dirname "$out")"
+	cp "$kernels/bzImage-$key.config" "$out.config"
 	cp "$kernels/bzImage-$key" "$out"
 	echo "kernel-build: $out from $kernels/bzImage-$key (built before from the same tree, config and compiler)"
 	exit 0
@@ -68,9 +70,12 @@ start=$(date +%s)
 tag="kernel-build: ${out##*/}"
 kbuild_run "$obj/build.log" "${kmake[@]}" bzImage
 mkdir -p "$(dirname "$out")"
+cp "$obj/.config" "$out.config"
 cp "$obj/arch/x86/boot/bzImage" "$out"
 if [[ -n $key ]]; then
 	mkdir -p "$kernels"
+	cp "$out.config" "$kernels/bzImage-$key.config.tmp.$$"
+	mv "$kernels/bzImage-$key.config.tmp.$$" "$kernels/bzImage-$key.config"
 	cp "$out" "$kernels/bzImage-$key.tmp.$$"
 	mv "$kernels/bzImage-$key.tmp.$$" "$kernels/bzImage-$key"
 fi
