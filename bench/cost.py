@@ -62,7 +62,7 @@ def load(path):
 
 
 # The changed paths, in the page's order, with what one operation is.
-PATHS = {"refill": "a throttle ended by the period timer's refill",
+PATHS = {"refill": "a throttled period ended by the period timer's refill",
          "wake": "a wake-up whose group's period timer had stopped",
          "slack": "a sleep that empties a runqueue, which returns its runtime"}
 # A loaded window counts only when the CPU's rate alone, measured just
@@ -256,7 +256,7 @@ def plot(runs, png, reps):
             series.append(f'"{dat}" using 1:2:3:4 with yerrorlines title "{title}" lw 2 pt {7 - 2 * i}')
         gp = ['set terminal pngcairo size 720,480 font "sans,9"', f'set output "{png}"',
               f'set title "guest system + softirq CPU, limited groups spinning 3 ms every 2 s; '
-              f'QEMU TCG, 2 vCPUs; median of {reps}, bars min–max"',
+              f'QEMU TCG, 1 vCPU; median of {reps}, bars min–max"',
               "set logscale x", "set xlabel 'limited groups'", "set ylabel '% of all CPU time'",
               "set grid", "set key top left", "set offsets 0, 0, 1, 0",
               f"set xrange [{sizes[0] * 0.7}:{sizes[-1] * 1.4}]",
@@ -281,7 +281,8 @@ def page(path, meta, runs, boots, end, png_name):
     release = {r["kernel"]: r["release"] for r in runs}
     kconfig = {r["kernel"]: r["config_sha256"] for r in runs if r.get("config_sha256")}
     pressure = [b.get("host_cpu_pressure_pct", 0) for b in boots]
-    reruns = [b for b in boots if b.get("disturbed")]
+    reruns = [b for b in boots if b.get("disturbed") and not b.get("kept")]
+    kept_disturbed = [b for b in boots if b.get("disturbed") and b.get("kept")]
     def farthest(i):
         """The ratio farthest from 1 over the paths' ranges: side i, 0 ours, 1 the A/A."""
         ends = [v for r in ratios.values() if r[i] for v in r[i][1:]]
@@ -311,7 +312,8 @@ def page(path, meta, runs, boots, end, png_name):
         "## The changed paths", "",
         "`costbench path` (bench/costbench.c) runs a load on CPU 0 that goes through one "
         "changed path over and over, beside a *meter*: an unlimited process counting units "
-        "of a fixed loop, while the workers count the same units. Windows with the workers "
+        "of a fixed loop, `SCHED_IDLE` so that it takes only what the load leaves, while the "
+        "workers count the same units. Windows with the workers "
         f"stopped and running alternate ({npairs} running windows of {window_ms / 1000:g} s "
         "per run, each between two stopped ones). A stopped window gives the CPU's rate in "
         "units per ns; in a running window the units everyone counted, at that rate, are "
@@ -319,14 +321,16 @@ def page(path, meta, runs, boots, end, png_name):
         "the load, divided by the window's operations: ns per operation, the bandwidth "
         "path with the switches and timer interrupts it brings, the same on both kernels "
         "but for the series' code. The loads:", "",
-        f"- **refill**: {load_text('refill')}; an operation is a throttle (`nr_throttled`), "
-        "each ended by the period timer's refill, where the series carries the unused "
-        "quota over;",
+        f"- **refill**: {load_text('refill')}; an operation is a throttled period "
+        "(`nr_throttled`), ended by the period timer's refill, where the series carries "
+        "unused quota over;",
         f"- **wake**: {load_text('wake')}, long enough for the period timer to stop; an "
-        "operation is a wake-up, whose first slice restarts the timer and, with the "
-        "series, credits the periods it was stopped for;",
+        "operation is a wake-up, whose work outlasts the 1 ms a runqueue keeps, so it asks "
+        "the pool for a slice, which restarts the timer and, with the series, credits the "
+        "periods it was stopped for;",
         f"- **slack**: {load_text('slack')}, never throttled; an operation is a sleep: the "
-        "runqueue goes idle and returns its runtime to the pool, which the series caps.", "",
+        "runqueue goes idle with more than the 1 ms it keeps and returns the rest to the "
+        "pool, which the series caps.", "",
         f"**The emulator's own drift is measured, not assumed away**: a running window counts "
         f"only when the CPU's rate alone just before and just after it agree to "
         f"{DRIFT_MAX:.0%}; a boot in which any path kept fewer than {KEEP_MIN:.0%} of its "
@@ -335,10 +339,14 @@ def page(path, meta, runs, boots, end, png_name):
         f"{len(reruns)} boot{'s' if len(reruns) != 1 else ''} booted again"
         + (": " + "; ".join(f"round {b['rep']} {b['kernel']}: {b['disturbed']}" for b in reruns)
            if reruns else "") + ". "
-        "**Figures are in the CPU's own units**: the emulator runs some boots faster than "
+        + (f"**{len(kept_disturbed)} boot{'s' if len(kept_disturbed) != 1 else ''} still "
+           "disturbed at the third boot, counted all the same**: "
+           + "; ".join(f"round {b['rep']} {b['kernel']}: {b['disturbed']}" for b in kept_disturbed)
+           + ". " if kept_disturbed else "")
+        + "**Figures are in the CPU's own units**: the emulator runs some boots faster than "
         "others throughout, so a window's ns per operation is taken times the CPU's rate "
         "around it (units of the meter's loop per operation) and shown in ns at "
-        f"{ref * 1e3:,.0f} units per µs, the median rate of every boot's kept windows "
+        f"{ref * 1e6:,.0f} units per ms, the median rate of every boot's kept windows "
         "(a boot that ran slower costs the same). "
         "A run's figure is the median over its kept windows; the table gives the median "
         "[min–max] over the rounds of the runs' figures and of the ratios, each ratio "

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * costbench: what CPU bandwidth control costs the scheduler, in two modes
+ * costbench: what CPU bandwidth control costs the scheduler, in three modes
  * that each print one JSON line (make bench-cost, bench/cost-suite.sh).
  *
- *   costbench pipe SECONDS
- *	Two processes pass a byte back and forth through two pipes, as
- *	`perf bench sched pipe` does, for SECONDS; prints the round trips and
- *	the ns per round trip. Run in a group whose quota it never reaches,
- *	every wake-up and switch goes through the group's runtime accounting
- *	and nothing is ever throttled: the hot path alone. Both processes
- *	are pinned to CPU 0, so the figure is the switch path's and not the
- *	cost of waking another vCPU, which under TCG is large and noisy.
+ *   costbench path refill|wake|slack DIR PAIRS WINDOW_MS
+ *	The cost of one operation on a path the series changed: a load that
+ *	goes through it over and over in child groups of DIR, beside a meter
+ *	(see "The changed paths" below); prints every window's figures.
+ *
+ *   costbench config DIR OPS
+ *	The time of one cpu.max, cpu.max.burst and (with the series)
+ *	three-field cpu.max write and one cpu.stat read, OPS of each.
  *
  *   costbench fleet DIR GROUPS QUOTA PERIOD BURST SPIN_US EVERY_MS WARMUP_S SECONDS
  *	Makes GROUPS child cgroups of DIR (cgroup2, the cpu controller
@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -342,21 +343,27 @@ struct path_load {
 };
 
 /*
+ * A runqueue keeps 1 ms of runtime when it returns the rest
+ * (min_cfs_rq_runtime), so the loads that sleep work longer than that each
+ * time: every wake-up then asks the pool for a slice and every sleep hands
+ * runtime back, and each operation runs the changed code once.
+ *
  * refill  throttled and refilled every period: one group asks for the whole
  *         CPU and gets 1 ms per 2 ms (one group: every period goes the same
  *         way; several interleave differently from window to window); an
- *         operation is one throttle, ended by the period timer's refill
- * wake    a group's first slice after its period timer stopped: 0.2 ms of
- *         work, then 8 ms asleep, four periods of 2 ms (the timer stops
+ *         operation is one throttled period (nr_throttled), ended by the
+ *         period timer's refill
+ * wake    a group's first slice after its period timer stopped: 1.5 ms of
+ *         work, then 40 ms asleep, four periods of 10 ms (the timer stops
  *         after one idle period); an operation is one wake-up
- * slack   a runqueue going idle with runtime left returns it: 0.1 ms of
- *         work, 1 ms asleep, in groups that are never throttled (50 ms per
+ * slack   a runqueue going idle with runtime left returns it: 1.2 ms of
+ *         work, 2 ms asleep, in groups that are never throttled (50 ms per
  *         100 ms); an operation is one sleep
  */
 static const struct path_load path_loads[] = {
 	{ "refill", "throttle", 1, 1000, 2000, 1000, 0, 0 },
-	{ "wake", "wake-up", 8, 1000, 2000, 1000, 200, 8000 },
-	{ "slack", "sleep", 4, 50000, 100000, 50000, 100, 1000 },
+	{ "wake", "wake-up", 8, 5000, 10000, 5000, 1500, 40000 },
+	{ "slack", "sleep", 2, 50000, 100000, 50000, 1200, 2000 },
 };
 
 struct path_counter {
@@ -396,7 +403,7 @@ static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
 
-	while (nanosleep(&ts, &ts) == EINTR)
+	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
 
@@ -411,6 +418,13 @@ static __attribute__((noreturn)) void path_work(struct path_counter *c, uint64_t
 		sleep_ns(sleep);
 		c->cycles++;
 	}
+}
+
+/* A meter or worker ends with costbench, however costbench ends. */
+static void child_of_costbench(void)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		_exit(1);
 }
 
 static void paths_stop(void)
@@ -449,7 +463,7 @@ static void paths_signal(unsigned int workers, int sig)
 }
 
 struct path_snap {
-	uint64_t at, meter, work, cycles, throttled;
+	uint64_t at, meter, work, cycles, throttled, periods;
 };
 
 static void path_count(unsigned int workers, struct path_snap *s)
@@ -481,9 +495,11 @@ static void path_snap(unsigned int workers, struct path_snap *s, bool window_end
 		ret = cgfile_read(g, "cpu.stat", buf, sizeof(buf));
 		if (ret)
 			bench_die("%s/cpu.stat: %s", g, strerror(-ret));
-		if (cg_parse_cpustat(buf, &st) <= 0 || !st.have[CG_NR_THROTTLED])
-			bench_die("%s/cpu.stat: no nr_throttled", g);
+		if (cg_parse_cpustat(buf, &st) <= 0 || !st.have[CG_NR_THROTTLED] ||
+		    !st.have[CG_NR_PERIODS])
+			bench_die("%s/cpu.stat: no nr_throttled or nr_periods", g);
 		s->throttled += st.v[CG_NR_THROTTLED];
+		s->periods += st.v[CG_NR_PERIODS];
 	}
 	if (!window_end)
 		path_count(workers, s);
@@ -562,6 +578,17 @@ static int path_mode(char **argv)
 	if (paths.pids[0] < 0)
 		bench_die("fork: %s", strerror(errno));
 	if (!paths.pids[0]) {
+		/*
+		 * The meter only takes what the load leaves: a worker woken or
+		 * refilled runs at once, so every period goes the same way.
+		 */
+		struct sched_param idle = { 0 };
+
+		paths.forked = 0;
+		paths.made = 0;
+		child_of_costbench();
+		if (sched_setscheduler(0, SCHED_IDLE, &idle))
+			bench_die("SCHED_IDLE for the meter: %s", strerror(errno));
 		pin_cpu(0);
 		path_work(&paths.count[0], 0, 0);
 	}
@@ -580,6 +607,7 @@ static int path_mode(char **argv)
 		if (!pid) {
 			paths.forked = 0;
 			paths.made = 0;
+			child_of_costbench();
 			pin_cpu(0);
 			snprintf(g, sizeof(g), "%s/p%u", paths.dir, i);
 			write_file(g, "cgroup.procs", "0");
@@ -619,13 +647,13 @@ static int path_mode(char **argv)
 		printf("%s{\"alone_before_ns\":%llu,\"alone_before_units\":%llu,"
 		       "\"alone_after_ns\":%llu,\"alone_after_units\":%llu,\"rate_drift\":%.5f,"
 		       "\"ns\":%llu,\"meter_units\":%llu,\"work_units\":%llu,\"ops\":%llu,"
-		       "\"throttled\":%llu,\"overhead_ns_per_op\":%.1f}",
+		       "\"throttled\":%llu,\"periods\":%llu,\"overhead_ns_per_op\":%.1f}",
 		       p ? "," : "", (unsigned long long)before.ns, (unsigned long long)before.units,
 		       (unsigned long long)after.ns, (unsigned long long)after.units, drift,
 		       (unsigned long long)(d.at - c.at),
 		       (unsigned long long)(d.meter - c.meter), (unsigned long long)(d.work - c.work),
 		       (unsigned long long)ops, (unsigned long long)(d.throttled - c.throttled),
-		       ops ? over / ops : 0.0);
+		       (unsigned long long)(d.periods - c.periods), ops ? over / ops : 0.0);
 		fflush(stdout);
 		before = after;
 	}
@@ -712,7 +740,7 @@ static int config_mode(char **argv)
 	ns_stat = bench_clock_ns(CLOCK_MONOTONIC) - t0;
 	close(fd);
 	paths_remove();
-	printf("{\"mode\":\"config\",\"ops\":%u,\"rate_units_per_ns\":%.6f,\"unit_loops\":%d,"
+	printf("{\"mode\":\"config\",\"ops\":%u,\"rate_units_per_ns\":%.9g,\"unit_loops\":%d,"
 	       "\"cpu_max_ns\":%.1f,\"cpu_max_burst_ns\":%.1f,",
 	       ops, rate, UNIT_LOOPS, (double)ns_max / ops, (double)ns_burst / ops);
 	if (series)

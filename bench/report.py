@@ -479,17 +479,20 @@ def needless_causes(cases):
     throttled) put down to what the run measured: the emulator when one of
     its requests was charged more CPU beyond its spin (request_overrun_max_us,
     a vCPU the host descheduled) than the pool had to spare over a batch
-    (quota + burst - the batch's CPU), else unexplained. Returns (throttles
-    put down to the emulator, unexplained throttles, one line per throttled
-    run)."""
+    (quota + burst - the batch's CPU), else unexplained. Only the cases
+    needless_table counts: the model needs no throttle in any of their runs.
+    Returns (throttles put down to the emulator, unexplained throttles, one
+    line per throttled run)."""
     emulator, unexplained, lines = 0, 0, []
     for k, recs in cases.items():
+        # The cases needless_table counts: the model needs none in any run.
+        recs = [r for r in recs if r["quota_us"] is not None]
+        models = [model_throttles(r) for r in recs]
+        if not recs or any(m is None or m[1] != 0 for m in models):
+            continue
         for r in recs:
             seen = r["result"]["cpu_stat"]["nr_throttled"]
-            if r["quota_us"] is None or not seen:
-                continue
-            m = model_throttles(r)
-            if m is None or m[1] != 0:
+            if not seen:
                 continue
             res = r["result"]
             burst = r["burst_us"] if r.get("burst_enabled", 1) != 0 else 0

@@ -17,9 +17,10 @@
 #                 docs/bench-raw/kernel-DATE.jsonl and from it
 #                 docs/benchmarks-kernel.md and docs/benchmarks-kernel.png;
 #                 then bench-cost
-#   bench-cost    what the series costs: the hot path (pipe round trips) and
-#                 1-500 limited groups, ours against mainline with our config,
-#                 5 rounds (about 21 min); docs/bench-raw/cost-DATE.jsonl,
+#   bench-cost    what the series costs: each changed path per operation
+#                 (refill, wake, slack, configuration writes, cpu.stat reads)
+#                 and 10-500 limited groups, ours against mainline with our
+#                 config, 5 rounds (about 27 min); docs/bench-raw/cost-DATE.jsonl,
 #                 docs/benchmarks-cost.md and .png (bench/run-cost.sh)
 #   bench-deps    gnuplot for the plot (bench/deps.sh)
 

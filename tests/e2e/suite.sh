@@ -166,20 +166,18 @@ field() { sed -n "s/.* $1=\([-0-9]*\).*/\1/p" <<<"$2"; }
 # spin_requests LINE: the CPU each request of burst-spin's LINE took, in us, one a line.
 spin_requests() { sed -n 's/.* request_cpu_us=\([0-9,]*\).*/\1/p' <<<"$1" | tr , '\n'; }
 # within_bound LINE Q P B: a run that asked for more than its quota all the
-# way through used what the limit gives in its elapsed time E, to within a
-# 5 ms bandwidth slice per vCPU: at most Q*(ceil(E/P)+1) + B (every refill
-# the window can hold, and the pool full at the start) and at least
-# Q*(floor(E/P)-1) (every whole period's quota but the first's and last's).
-# Only such a run can fail it: a load that asks less uses what it asks,
-# whatever the kernel allows.
+# way through used no more than the limit gives in its elapsed time E: every
+# refill the window can hold and the pool full at its start, Q*(ceil(E/P)+1)
+# + B, to within a 5 ms bandwidth slice per vCPU. Only such a run can fail
+# it: a load that asks less uses what it asks, whatever the kernel allows.
+# No lower bound: a host stall while the group is throttled makes the timer
+# late, and a late timer refills one pool, not the periods it missed.
 within_bound() {
-	local line=$1 q=$2 p=$3 b=$4 e u high low slop
+	local line=$1 q=$2 p=$3 b=$4 e u bound
 	e=$(field elapsed_us "$line") u=$(field usage_usec "$line")
-	slop=$((5000 * $(nproc)))
-	high=$(( q * ((e + p - 1) / p + 1) + b + slop ))
-	low=$(( q * (e / p - 1) - slop ))
-	say "usage_usec=$u elapsed_us=$e: from $low to $high (quota*(floor(elapsed/period)-1) to quota*(ceil(elapsed/period)+1) + burst, +- 5ms*vCPUs)"
-	((u >= low && u <= high))
+	bound=$(( q * ((e + p - 1) / p + 1) + b + 5000 * $(nproc) ))
+	say "usage_usec=$u elapsed_us=$e bound=$bound (quota*(ceil(elapsed/period)+1) + burst + 5ms*vCPUs)"
+	((u <= bound))
 }
 
 # --- tests ----------------------------------------------------------------------
