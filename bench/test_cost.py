@@ -125,6 +125,18 @@ class Cost(unittest.TestCase):
         row = next(line for line in text.splitlines() if line.startswith("| cpu.max write"))
         self.assertEqual(row.split("|")[6].strip(), "1.000 [0.980–1.020]")
 
+    def test_reruns_and_a_kept_disturbed_boot_are_said(self):
+        recs = lines()
+        at = next(i for i, r in enumerate(recs) if r.get("type") == "boot" and r["rep"] == 2
+                  and r["kernel"] == "ours")
+        recs.insert(at, {"type": "boot", "rep": 2, "kernel": "ours", "disturbed": "path-wake: 1 of 4"})
+        recs[at + 1].update(disturbed="path-slack: 0 of 4", kept=1)
+        rc, text, _ = self.render(recs)
+        self.assertEqual(rc, 0)
+        self.assertIn("1 boot booted again: round 2 ours: path-wake: 1 of 4.", text)
+        self.assertIn("**1 boot still disturbed at the third boot, counted all the same**: "
+                      "round 2 ours: path-slack: 0 of 4.", text)
+
     def test_config_table(self):
         rc, text, _ = self.render(lines())
         self.assertEqual(rc, 0)
