@@ -3,9 +3,12 @@
 """What the series costs: the page of make bench-cost, from its raw file.
 
   cost.py --from RAW --md OUT.md [--png OUT.png]
-  cost.py --disturbed LOG    prints why the boot of LOG is to be booted again
-                             (the emulator disturbed its path windows), or
-                             nothing
+  cost.py --disturbed LOG [--best-rate R]
+                             prints why the boot of LOG is to be booted again
+                             (the emulator disturbed its path windows, or ran
+                             it below SPEED_MIN of the fastest boot's rate R),
+                             or nothing
+  cost.py --rate LOG         prints the boot's rate alone (loop units per ns)
 
 RAW is the JSON-lines file bench/run-cost.sh writes (docs/bench-raw/ keeps
 it): a "bench" line, a "boot" line per boot, a "run" line per result of
@@ -100,8 +103,26 @@ def reference_rate(runs):
     return spread(rates)[0] if rates else None
 
 
-def disturbed(runs):
-    """Why a boot's path runs cannot be used, or None."""
+# A boot whose CPU ran, alone, slower than this share of the fastest boot
+# counted before it was slowed by the host throughout: the emulator slows
+# the kernel's code and the meter's loop unequally, so its figures in units
+# are not comparable either. bench/run-cost.sh boots it again.
+SPEED_MIN = 0.9
+
+
+def boot_rate(runs):
+    """The median rate alone over a boot's path windows, loop units per ns."""
+    rates = [pair_rate(p) for r in runs if r["run"].startswith("path-") for p in r["result"]["pairs"]]
+    return spread(rates)[0] if rates else None
+
+
+def disturbed(runs, best=None):
+    """Why a boot's path runs cannot be used, or None. best: the rate of the
+    fastest boot counted so far."""
+    rate = boot_rate(runs)
+    if best and rate is not None and rate < SPEED_MIN * best:
+        return (f"its CPU ran at {rate * 1e6:,.0f} loop units per ms alone, below "
+                f"{SPEED_MIN:.0%} of the fastest boot's {best * 1e6:,.0f}: the host was slower throughout")
     for r in runs:
         if r["run"].startswith("path-"):
             res = r["result"]
@@ -334,8 +355,10 @@ def page(path, meta, runs, boots, end, png_name):
         f"**The emulator's own drift is measured, not assumed away**: a running window counts "
         f"only when the CPU's rate alone just before and just after it agree to "
         f"{DRIFT_MAX:.0%}; a boot in which any path kept fewer than {KEEP_MIN:.0%} of its "
-        f"windows was disturbed and was booted again (bench/run-cost.sh prints each rerun "
-        f"and its reason). Here: {kept} of {all_pairs} windows kept; "
+        f"windows, or whose CPU ran alone below {SPEED_MIN:.0%} of the rate of the fastest "
+        "boot counted before it (the host slowed it throughout, and it slows the kernel's "
+        "code and the meter's loop unequally), was disturbed and was booted again, twice at "
+        f"most (bench/run-cost.sh prints each rerun and its reason). Here: {kept} of {all_pairs} windows kept; "
         f"{len(reruns)} boot{'s' if len(reruns) != 1 else ''} booted again"
         + (": " + "; ".join(f"round {b['rep']} {b['kernel']}: {b['disturbed']}" for b in reruns)
            if reruns else "") + ". "
@@ -409,9 +432,14 @@ def main(argv=None):
     ap.add_argument("--md")
     ap.add_argument("--png")
     ap.add_argument("--disturbed", metavar="LOG")
+    ap.add_argument("--best-rate", type=float, help="with --disturbed: the fastest boot's rate so far")
+    ap.add_argument("--rate", metavar="LOG", help="prints the boot's rate alone, loop units per ns")
     a = ap.parse_args(argv)
+    if a.rate:
+        print(f"{boot_rate([rec for kind, rec in parse_log(a.rate) if kind == 'run']) or 0:.9g}")
+        return 0
     if a.disturbed:
-        why = disturbed([rec for kind, rec in parse_log(a.disturbed) if kind == "run"])
+        why = disturbed([rec for kind, rec in parse_log(a.disturbed) if kind == "run"], a.best_rate)
         if why:
             print(why)
         return 0

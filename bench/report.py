@@ -474,6 +474,9 @@ def needless_table(cases):
     return table, needless_total, free_runs
 
 
+KEPT_PER_CPU_US = 1000
+
+
 def needless_causes(cases):
     """Each needless throttle (a run the model says needs none that the kernel
     throttled) put down to what the run measured: the emulator when one of
@@ -496,17 +499,22 @@ def needless_causes(cases):
                 continue
             res = r["result"]
             burst = r["burst_us"] if r.get("burst_enabled", 1) != 0 else 0
-            spare = r["quota_us"] + burst - batch_cpu_us(res)
+            # What one CPU can draw: the pool less the batch, less what each
+            # other CPU's runqueue keeps when it goes idle (the kernel's
+            # min_cfs_rq_runtime, 1 ms), which the model does not hold back.
+            kept = KEPT_PER_CPU_US * (r.get("cpus", 1) - 1)
+            spare = r["quota_us"] + burst - batch_cpu_us(res) - kept
             stall = res.get("request_overrun_max_us")
+            also = f", less the {kept / 1000:g} ms the other CPUs' runqueues keep" if kept else ""
             if stall is not None and stall > spare:
                 emulator += seen
                 why = (f"the emulator: a request was charged {stall / 1000:.1f} ms beyond its spin, "
-                       f"more than the {spare / 1000:.1f} ms the pool had to spare over a batch")
+                       f"more than the {spare / 1000:.1f} ms the pool had to spare over a batch{also}")
             else:
                 unexplained += seen
                 why = ("**unexplained**: no request was charged more than "
                        f"{(stall or 0) / 1000:.1f} ms beyond its spin, within the "
-                       f"{spare / 1000:.1f} ms the pool had to spare over a batch")
+                       f"{spare / 1000:.1f} ms the pool had to spare over a batch{also}")
             lines.append(f"- {k[0]} {k[1]}, repetition {r.get('rep', '?')}: {seen} throttled "
                          f"period{'s' if seen != 1 else ''}; {why}")
     return emulator, unexplained, sorted(lines)
@@ -589,10 +597,17 @@ def ratio_rows(data):
     if fracs:
         worst, wr = max(fracs, key=lambda f: f[0])
         over = sorted({f"{r['kernel']} {r['run']} rep {r['rep']}" for f, r in fracs if f > 1})
-        rows.append(["long-run usage / (quota·N + burst), every limited run of every repetition: "
-                     "the largest", f"{worst:.2f} ({wr['kernel']} {wr['run']}, repetition "
-                     f"{wr['rep']}; {len(fracs)} runs)", "–", "–", "≤ 1",
-                     "met" if not over else "**missed**: " + ", ".join(over)])
+        # Context, not a check: these loads ask at most 5/7 of their quota, so
+        # the fraction stays below 1 whatever the kernel allows. The bound is
+        # checked where a load asks more than its quota all the way through:
+        # the kernel suite's long run and the e2e suite's case 23.
+        rows.append(["(context) long-run usage / (quota·N + burst), every limited run of every "
+                     "repetition, the largest: these loads ask at most 5/7 of their quota, so it "
+                     "cannot pass 1 whatever the kernel allows; the bound is checked under a load "
+                     "asking more than its quota throughout, in the kernel suite's long run and "
+                     "the e2e suite", f"{worst:.2f} ({wr['kernel']} {wr['run']}, repetition "
+                     f"{wr['rep']}; {len(fracs)} runs)", "–", "–", "–",
+                     "" if not over else "**above 1**: " + ", ".join(over)])
     return md_table(["ratio", "median [min–max] over repetitions", "numerator: p99 median [min–max]",
                      "denominator: p99 median [min–max]", "target", ""], rows, right_from=9)
 

@@ -16,8 +16,9 @@
 # A boot whose path windows the emulator disturbed (bench/cost.py's rule:
 # too few windows whose CPU rate alone agreed before and after) is booted
 # again, at most twice, with the reason printed and kept in the raw file;
-# its figures are not counted. A third disturbed boot counts, marked kept,
-# and the page says so. Each kernel is described by the .config it
+# its figures are not counted; so is a boot whose CPU ran alone below 90 %
+# of the fastest counted boot's rate (cost.py's SPEED_MIN). A third
+# disturbed boot counts, marked kept, and the page says so. Each kernel is described by the .config it
 # was built with (OUR_KERNEL.config, scripts/kernel-build.sh), and the
 # release and build the guest reports must be the bzImage's own.
 #
@@ -70,7 +71,7 @@ record --str type=bench --num format=1 --str generator="make bench-cost" "${benc
 	--num repetitions="$reps" --str settings="${settings# }"
 
 echo "bench-cost: $reps rounds of ${boots[*]}: $(( reps * ${#boots[@]} )) boots, about $(( (left_s + 30) / 60 )) min on a quiet host"
-start=$(date +%s) boots_ms=0 nboot=0
+start=$(date +%s) boots_ms=0 nboot=0 best_rate=""
 for rep in $(seq 1 "$reps"); do
 	for k in "${boots[@]}"; do
 		nboot=$((nboot + 1))
@@ -98,7 +99,7 @@ for rep in $(seq 1 "$reps"); do
 				exit "$rc"
 			fi
 			kernel_matches "$out/$name.log.txt" "${release[$k]}"
-			why=$(python3 "$cost" --disturbed "$out/$name.log.txt") || exit 1
+			why=$(python3 "$cost" --disturbed "$out/$name.log.txt" ${best_rate:+--best-rate "$best_rate"}) || exit 1
 			if [[ -n $why && $try -lt 3 ]]; then
 				echo "bench-cost: the $k boot of round $rep was disturbed: $why; booting it again"
 				record --str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc" \
@@ -112,6 +113,8 @@ for rep in $(seq 1 "$reps"); do
 			else
 				record --str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc"
 			fi
+			rate=$(python3 "$cost" --rate "$out/$name.log.txt")
+			best_rate=$(python3 -c 'import sys; print(max(float(v) for v in sys.argv[1:] if v))' "$rate" "${best_rate:-}")
 			record "${host[@]}" --str image="$(basename "${image[$k]}")" \
 				--str image_sha256="$(sha256sum "${image[$k]}" | cut -c1-16)" \
 				--str config="$guest_cfg" --str config_sha256="${kconfig[$k]}" "$out/$name.log.txt"

@@ -149,6 +149,9 @@ class Cost(unittest.TestCase):
     def test_disturbed_boot(self):
         recs = [r for r in lines() if r.get("type") == "run" and r["rep"] == 1 and r["kernel"] == "ours"]
         self.assertIsNone(cost.disturbed(recs))
+        # Alone at 1 unit per ns: within 90 % of a fastest boot at 1.1, not of one at 1.2.
+        self.assertIsNone(cost.disturbed(recs, best=1.1))
+        self.assertIn("below 90% of the fastest boot's 1,200,000", cost.disturbed(recs, best=1.2))
         for p in recs[0]["result"]["pairs"][:3]:
             p["rate_drift"] = 0.3
         self.assertIn("path-refill: 0 of 4 windows kept", cost.disturbed(recs))

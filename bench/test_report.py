@@ -513,6 +513,13 @@ class ModelThrottles(unittest.TestCase):
         self.assertEqual((emulator, unexplained), (3, 1))
         self.assertIn("repetition 1: 3 throttled periods; the emulator: a request was charged 12.0 ms", lines[0])
         self.assertIn("repetition 2: 1 throttled period; **unexplained**", lines[1])
+        # On two CPUs the other's runqueue keeps 1 ms: the spare is 9 ms.
+        for r in (stalled, clean):
+            r["cpus"] = 2
+        clean["result"]["request_overrun_max_us"] = 9500
+        emulator, unexplained, lines = report.needless_causes({("ours", "s2-burst"): [stalled, clean]})
+        self.assertEqual((emulator, unexplained), (4, 0))
+        self.assertIn("more than the 9.0 ms the pool had to spare over a batch, less the 1 ms", lines[1])
 
     def test_a_batch_interval_the_trace_cannot_hold(self):
         res = result()
