@@ -94,7 +94,7 @@ if wanted path; then
 	mkdir "$dir"
 	for p in $paths; do
 		out=$("$cb" path "$p" "$dir" "$pairs" "$window_ms") || out=""
-		result "path-$p" "path $p: $(echo "$out" | grep -o '"overhead_ns_per_op":[0-9.]*' | sed 's/.*://' | paste -sd' ') ns per operation, the CPU's rate drifting $(echo "$out" | grep -o '"rate_drift":[0-9.]*' | sed 's/.*://' | paste -sd' ')" \
+		result "path-$p" "path $p: $(echo "$out" | grep -o '"overhead_ns_per_op":[-0-9.]*' | sed 's/.*://' | paste -sd' ') ns per operation, the CPU's rate drifting $(echo "$out" | grep -o '"rate_drift":[0-9.]*' | sed 's/.*://' | paste -sd' ')" \
 			"\"path\":\"$p\"" "$out"
 	done
 	rmdir "$dir"
