@@ -289,7 +289,7 @@ SPIN=(-n 6 -i 400 -c 30 -w 700)
 # (0.6 CPU) under 0.2, so each request waits for the last and the group is
 # throttled in every period; the run takes about 6 x 60 / 0.2 = 1.8 s.
 SPIN_OVER=(-n 6 -i 100 -c 60 -w 700)
-t_spin_no_burst() { # quota 20 ms / 100 ms, no burst, asked 0.6 CPU throughout: throttled, usage what the limit gives in the elapsed time
+t_spin_no_burst() { # quota 20 ms / 100 ms, no burst, asked 0.6 CPU throughout: throttled, usage no more than the limit gives in the elapsed time
 	local line
 	line=$(spin e2e-spin0 --cpu-quota 20000 --cpu-period 100000 -- "${SPIN_OVER[@]}" 2>"$work/err") ||
 		{ say "run failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
