@@ -668,8 +668,15 @@ def run_lines(data, md):
         r = first[k]
         out.append(f"{KERNEL_NAMES.get(k, k)}: {r.get('release', '?')} ({r.get('image', '?')}, "
                    f"sha256 {str(r.get('image_sha256', '?'))[:16]}); config: {r.get('config', '?')}"
+                   + (f"; the built .config's sha256 {r['config_sha256']}" if r.get("config_sha256") else "")
                    + (f"; {r['stack']}" if r.get("stack") else ""))
-    if "ours" in first and "mainline" in first and first["ours"].get("config") != first["mainline"].get("config"):
+    if any("config_sha256" in r for r in first.values()):
+        out.append("every boot's `uname -r` and `uname -v` were checked against the version "
+                   "string in its bzImage's boot header (bench/runner-lib.sh)")
+
+    def config_of(r):
+        return r.get("config_sha256") or r.get("config")
+    if "ours" in first and "mainline" in first and config_of(first["ours"]) != config_of(first["mainline"]):
         out.append("**ours and mainline were built with different configs**: the comparison "
                    "is not of the series alone")
     order = ", ".join(m.get("kernels", "").split(","))
