@@ -135,7 +135,7 @@ def disturbed(runs, best=None):
 
 
 def per_round(runs, kernel, run, key, groups=None):
-    """{round: the median of that boot's results (the hot path's tries)}."""
+    """{round: the median of that boot's results for KEY}."""
     out = {}
     for r in runs:
         if r["kernel"] == kernel and r["run"] == run and (groups is None or r.get("groups") == groups):

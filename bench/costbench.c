@@ -96,6 +96,38 @@ static void sleep_until(uint64_t t)
 		;
 }
 
+/*
+ * Child DIR/<tag><made> limited to QUOTA per PERIOD with BURST (us); *made
+ * counts the groups made, so remove_groups() can undo them, last first.
+ */
+static void make_limited_group(const char *dir, char tag, unsigned int *made,
+			       uint64_t quota, uint64_t period, uint64_t burst)
+{
+	char g[PATH_MAX], text[64];
+
+	snprintf(g, sizeof(g), "%s/%c%u", dir, tag, *made);
+	if (mkdir(g, 0755))
+		bench_die("mkdir %s: %s", g, strerror(errno));
+	++*made;
+	snprintf(text, sizeof(text), "%llu %llu", (unsigned long long)quota,
+		 (unsigned long long)period);
+	write_file(g, "cpu.max", text);
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)burst);
+	write_file(g, "cpu.max.burst", text);
+}
+
+static void remove_groups(const char *dir, char tag, unsigned int *made)
+{
+	char g[PATH_MAX];
+
+	while (*made) {
+		snprintf(g, sizeof(g), "%s/%c%u", dir, tag, --*made);
+		/* The last task may still be leaving the group after it was reaped. */
+		for (int i = 0; rmdir(g) && errno == EBUSY && i < 100; i++)
+			usleep(10000);
+	}
+}
+
 /* The fleet's spinner: SPIN of CPU every EVERY, from FIRST on, until killed. */
 static void spin_forever(uint64_t first, uint64_t every, uint64_t spin)
 {
@@ -144,14 +176,7 @@ static void fleet_stop(bool check)
 
 static void fleet_remove(void)
 {
-	char g[PATH_MAX];
-
-	while (fleet.made) {
-		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, --fleet.made);
-		/* The last task may still be leaving the group after it was reaped. */
-		for (int i = 0; rmdir(g) && errno == EBUSY && i < 100; i++)
-			usleep(10000);
-	}
+	remove_groups(fleet.dir, 'g', &fleet.made);
 }
 
 /* bench_die() during a fleet run: leave no spinner and no group behind. */
@@ -226,7 +251,7 @@ static int fleet_mode(char **argv)
 	uint64_t seconds = arg_u64("SECONDS", argv[8], 1, 3600);
 	struct fleet_sample a, b;
 	struct cg_cpustat d;
-	char g[PATH_MAX], text[64];
+	char g[PATH_MAX];
 	uint64_t t0, t_setup, total;
 	double to_pct;
 	int go[2];
@@ -239,17 +264,8 @@ static int fleet_mode(char **argv)
 	write_file(fleet.dir, "cgroup.subtree_control", "+cpu");
 	t_setup = bench_clock_ns(CLOCK_MONOTONIC);
 	atexit(fleet_cleanup);
-	for (unsigned int i = 0; i < groups; i++) {
-		snprintf(g, sizeof(g), "%s/g%u", fleet.dir, i);
-		if (mkdir(g, 0755))
-			bench_die("mkdir %s: %s", g, strerror(errno));
-		fleet.made++;
-		snprintf(text, sizeof(text), "%llu %llu", (unsigned long long)quota,
-			 (unsigned long long)period);
-		write_file(g, "cpu.max", text);
-		snprintf(text, sizeof(text), "%llu", (unsigned long long)burst);
-		write_file(g, "cpu.max.burst", text);
-	}
+	while (fleet.made < groups)
+		make_limited_group(fleet.dir, 'g', &fleet.made, quota, period, burst);
 	/*
 	 * The spinners start together, one EVERY after the last is forked,
 	 * whatever forking 500 of them costs: each waits for its start time.
@@ -440,13 +456,7 @@ static void paths_stop(void)
 
 static void paths_remove(void)
 {
-	char g[PATH_MAX];
-
-	while (paths.made) {
-		snprintf(g, sizeof(g), "%s/p%u", paths.dir, --paths.made);
-		for (int i = 0; rmdir(g) && errno == EBUSY && i < 100; i++)
-			usleep(10000);
-	}
+	remove_groups(paths.dir, 'p', &paths.made);
 }
 
 static void paths_cleanup(void)
@@ -541,7 +551,7 @@ static int path_mode(char **argv)
 	const struct path_load *l = NULL;
 	unsigned int pairs;
 	uint64_t window, settle;
-	char g[PATH_MAX], text[96];
+	char g[PATH_MAX];
 	struct alone before, after;
 
 	for (size_t i = 0; i < sizeof(path_loads) / sizeof(path_loads[0]); i++)
@@ -561,17 +571,8 @@ static int path_mode(char **argv)
 	pin_cpu(0);
 	write_file(paths.dir, "cgroup.subtree_control", "+cpu");
 	atexit(paths_cleanup);
-	for (unsigned int i = 0; i < l->groups; i++) {
-		snprintf(g, sizeof(g), "%s/p%u", paths.dir, i);
-		if (mkdir(g, 0755))
-			bench_die("mkdir %s: %s", g, strerror(errno));
-		paths.made++;
-		snprintf(text, sizeof(text), "%llu %llu", (unsigned long long)l->quota,
-			 (unsigned long long)l->period);
-		write_file(g, "cpu.max", text);
-		snprintf(text, sizeof(text), "%llu", (unsigned long long)l->burst);
-		write_file(g, "cpu.max.burst", text);
-	}
+	while (paths.made < l->groups)
+		make_limited_group(paths.dir, 'p', &paths.made, l->quota, l->period, l->burst);
 
 	/* The meter first, alone, to size the workers' spins in units. */
 	paths.pids[0] = fork();

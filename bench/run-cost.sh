@@ -44,13 +44,14 @@ boots=(ours mainline mainline-aa)
 declare -A image=([ours]=$ours [mainline]=$mainline [mainline-aa]=$mainline)
 declare -A expect=([ours]=patched [mainline]=stock [mainline-aa]=stock)
 declare -A est=([ours]=130 [mainline]=94 [mainline-aa]=94)
-declare -A kconfig release
+declare -A kconfig release sha
 for k in ours mainline; do
 	[[ -r ${image[$k]} ]] || { echo "bench-cost: no $k kernel at ${image[$k]}" >&2; exit 1; }
 	kernel_identity "${image[$k]}"
 	kconfig[$k]=$kernel_config release[$k]=$kernel_release
+	sha[$k]=$(sha256sum "${image[$k]}" | cut -c1-16)
 done
-kconfig[mainline-aa]=${kconfig[mainline]} release[mainline-aa]=${release[mainline]}
+kconfig[mainline-aa]=${kconfig[mainline]} release[mainline-aa]=${release[mainline]} sha[mainline-aa]=${sha[mainline]}
 settings=""
 for v in COST_PATH_PAIRS COST_PATH_WINDOW_MS COST_CONFIG_OPS COST_FLEET_SIZES COST_FLEET_S; do
 	[[ -z ${!v:-} ]] || settings+=" $v=${!v// /,}"
@@ -93,30 +94,28 @@ for rep in $(seq 1 "$reps"); do
 			host=(--num rep="$rep" --str kernel="$k"
 				--num host_cpu_pressure_pct=$(( (w1 - w0) * 100 / ((t1 - t0) / 1000) ))
 				--num other_guests="$(cat "$out/others-$name")")
+			boot=(--str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc")
 			if ((rc != 0)); then
-				record --str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc"
+				record "${boot[@]}"
 				echo "bench-cost: the $k boot of round $rep failed (rc=$rc); the results so far are in $raw; no page written" >&2
 				exit "$rc"
 			fi
 			kernel_matches "$out/$name.log.txt" "${release[$k]}"
 			why=$(python3 "$cost" --disturbed "$out/$name.log.txt" ${best_rate:+--best-rate "$best_rate"}) || exit 1
-			if [[ -n $why && $try -lt 3 ]]; then
-				echo "bench-cost: the $k boot of round $rep was disturbed: $why; booting it again"
-				record --str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc" \
-					--str disturbed="$why"
-				continue
-			fi
 			if [[ -n $why ]]; then
+				if ((try < 3)); then
+					echo "bench-cost: the $k boot of round $rep was disturbed: $why; booting it again"
+					record "${boot[@]}" --str disturbed="$why"
+					continue
+				fi
 				echo "bench-cost: the $k boot of round $rep was disturbed at its third boot too: $why; counting it, and the page says so"
-				record --str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc" \
-					--str disturbed="$why" --num kept=1
-			else
-				record --str type=boot "${host[@]}" --num seconds=$(( (t1 - t0) / 1000000000 )) --num rc="$rc"
+				boot+=(--str disturbed="$why" --num kept=1)
 			fi
+			record "${boot[@]}"
 			rate=$(python3 "$cost" --rate "$out/$name.log.txt")
 			best_rate=$(python3 -c 'import sys; print(max(float(v) for v in sys.argv[1:] if v))' "$rate" "${best_rate:-}")
 			record "${host[@]}" --str image="$(basename "${image[$k]}")" \
-				--str image_sha256="$(sha256sum "${image[$k]}" | cut -c1-16)" \
+				--str image_sha256="${sha[$k]}" \
 				--str config="$guest_cfg" --str config_sha256="${kconfig[$k]}" "$out/$name.log.txt"
 			break
 		done

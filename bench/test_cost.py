@@ -75,6 +75,12 @@ def lines(reps=5, end=True, drop=None):
     return out
 
 
+def row_cells(text, start):
+    """The cells of the page's first table row that starts with START."""
+    row = next(line for line in text.splitlines() if line.startswith(start))
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
 class Cost(unittest.TestCase):
     def render(self, recs):
         with tempfile.TemporaryDirectory() as tmp:
@@ -98,8 +104,7 @@ class Cost(unittest.TestCase):
         # 0.990 1.010 1.000 0.980 1.020; round 2's mainline is twice the
         # others', so only pairing by round gives these. The disturbed
         # window (50 x) counts nowhere.
-        row = next(line for line in text.splitlines() if line.startswith("| **refill**"))
-        cells = [c.strip() for c in row.strip("|").split("|")]
+        cells = row_cells(text, "| **refill**")
         self.assertEqual(cells[1:], ["1,010 [990–2,040]", "1,000 [1,000–2,000]", "1,000 [980–2,020]",
                                      "1.010 [0.990–1.030]", "1.000 [0.980–1.020]"])
         self.assertIn("Largest ratio away from 1 (ours / mainline, any path, any round): 1.030**", text)
@@ -120,10 +125,8 @@ class Cost(unittest.TestCase):
                     r["result"].update(rate_units_per_ns=0.5, cpu_max_ns=2000)
         rc, text, _ = self.render(recs)
         self.assertEqual(rc, 0)
-        row = next(line for line in text.splitlines() if line.startswith("| **slack**"))
-        self.assertEqual(row.split("|")[6].strip(), "1.000 [0.980–1.020]")
-        row = next(line for line in text.splitlines() if line.startswith("| cpu.max write"))
-        self.assertEqual(row.split("|")[6].strip(), "1.000 [0.980–1.020]")
+        self.assertEqual(row_cells(text, "| **slack**")[5], "1.000 [0.980–1.020]")
+        self.assertEqual(row_cells(text, "| cpu.max write")[5], "1.000 [0.980–1.020]")
 
     def test_reruns_and_a_kept_disturbed_boot_are_said(self):
         recs = lines()
@@ -141,8 +144,7 @@ class Cost(unittest.TestCase):
         rc, text, _ = self.render(lines())
         self.assertEqual(rc, 0)
         # Mainline sets the three values with two writes: 1.5 x its cpu.max.
-        row = next(line for line in text.splitlines() if line.startswith("| quota, period and burst"))
-        cells = [c.strip() for c in row.strip("|").split("|")]
+        cells = row_cells(text, "| quota, period and burst")
         self.assertEqual(cells[2], "1,500 [1,500–3,000]")
         self.assertEqual(cells[4], "0.673 [0.660–0.687]")
 
@@ -161,8 +163,7 @@ class Cost(unittest.TestCase):
         self.assertEqual(rc, 0)
         # 500 groups: mainline system 5 + rep/10 (5.1-5.5), softirq 0.5;
         # ours at the same setting 1.1 x the system share.
-        row = next(line for line in text.splitlines() if line.startswith("| 500 |"))
-        cells = [c.strip() for c in row.strip("|").split("|")]
+        cells = row_cells(text, "| 500 |")
         self.assertEqual(cells[2], "5.8 [5.6–6.0] / 2,500")
         self.assertEqual(cells[3], "5.5 / 0")
         # The A/A boot's fleet equals mainline's here: its floor is 1.
