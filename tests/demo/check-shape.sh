@@ -27,7 +27,7 @@ row_in() { # SECTION-REGEX ROW-REGEX
 check "no kernel log line (KLOG or a dmesg timestamp)" absent '^ *(KLOG |\[ *[0-9]+\.[0-9]+\] )'
 check "no harness marker (GUEST-...)" absent '^ *GUEST-'
 for kernel in "Our kernel" "Debian's stock"; do
-	for row in "no burst" "burst = quota (10 ms)" "burst = 3 x quota (30 ms)"; do
+	for row in "no burst" "burst = quota (10 ms)" "burst = 3 x quota (30 ms)" "quota 20ms/100ms, burst 20ms"; do
 		check "$kernel, bare cgroup: the row '$row'" row_in "^== $kernel" "$row"
 	done
 done

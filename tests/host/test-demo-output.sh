@@ -21,10 +21,12 @@ printf '%s\r\n' "SeaBIOS noise" "GUEST-BEGIN kernel=6.1 suite=burst-demo expect=
 	"no burst                          201      205      209         26" \
 	"burst = quota (10 ms)              92       95       99          9" \
 	"burst = 3 x quota (30 ms)          30       31       33          0" \
+	"quota 20ms/100ms, burst 20ms       30       31       33          0" \
+	"(the last row: the same 20% share and 40 ms pool with burst = quota, on a 100 ms period)" \
 	"KLOG [    0.000000] Linux version 6.1.192" "KLOG [    1.234567] cgroup: something" \
 	"GUEST-RESULT rc=0" >"$tmp/console.log"
 report=$(guest_report "$tmp/console.log" "$tmp/kernel.log")
-ok "the report keeps the suite's 5 lines" test "$(wc -l <<<"$report")" -eq 5
+ok "the report keeps the suite's 7 lines" test "$(wc -l <<<"$report")" -eq 7
 ok "the report has no KLOG line and no marker" eval '! grep -qE "KLOG|GUEST-" <<<"$report"'
 ok "the kernel log file has the 2 KLOG lines, unprefixed" \
 	eval 'test "$(wc -l <"$tmp/kernel.log")" -eq 2 && grep -q "^\[    0.000000\] Linux" "$tmp/kernel.log"'

@@ -157,7 +157,10 @@ static const char usage[] =
 "Replay a demand trace (burstctl record) through the model of the kernel's\n"
 "refill rule and print the smallest burst that meets the goal at quota Q in\n"
 "the worst phase of the period, a table of bursts, and the smallest quota\n"
-"that would meet it with no burst. TRACE - reads standard input.\n"
+"that would meet it with no burst; then what a kernel without the series\n"
+"(burst at most quota) does at the same share with any period from 1 ms to\n"
+"1 s, and whether the load needs the patched kernel. TRACE - reads standard\n"
+"input.\n"
 "\n"
 "%s"
 "  --max-throttled-periods N   the goal: at most N throttled periods (default 0)\n"
@@ -317,6 +320,78 @@ static void print_text(const struct bc_trace *t, const struct advise_args *a,
 		       c->cpus);
 }
 
+/* --- what mainline does at the same share --------------------------------------- */
+
+/* The rows shown of mainline's grid: 1, 2 and 5 per decade, the user's period and the best. */
+static bool shown_period(const struct bc_mainline *ml, size_t i)
+{
+	uint64_t us = ml->rows[i].period / BC_NS_PER_US;
+
+	while (us % 10 == 0)
+		us /= 10;
+	return us == 1 || us == 2 || us == 5 || i == ml->best || (ml->have_own && i == ml->own);
+}
+
+static void print_mainline_row(const struct bc_mainline *ml, size_t i, const struct advise_args *a)
+{
+	const struct bc_mainline_row *r = &ml->rows[i];
+	char p[32], q[32], thr[32], p99[32], max[32];
+	bool own = ml->have_own && i == ml->own;
+
+	printf("%9s %8s  %10llu %7llu  %10s  %10s  %10s%s%s%s\n", bc_ms(r->period, p, sizeof(p)),
+	       bc_ms(r->quota, q, sizeof(q)), (unsigned long long)r->worst.throttled_periods,
+	       (unsigned long long)r->best.throttled_periods,
+	       bc_ms(r->worst.throttled_ns, thr, sizeof(thr)),
+	       bc_ms(r->worst.delay_p99, p99, sizeof(p99)),
+	       bc_ms(r->worst.delay_max, max, sizeof(max)),
+	       bc_goal_met(&a->goal, &r->worst) ? "" : "   misses the goal",
+	       own ? "   <- your period" : "", i == ml->best ? "   <- mainline's best" : "");
+}
+
+static void print_verdict(const struct advise_args *a, const struct bc_advice *adv,
+			  const struct bc_mainline *ml)
+{
+	const struct bc_mainline_row *best = &ml->rows[ml->best];
+	const struct bc_mainline_row *own = ml->have_own ? &ml->rows[ml->own] : NULL;
+	char p[32], q[32], b[32];
+
+	bc_ms(adv->burst, b, sizeof(b));
+	if (bc_goal_met(&a->goal, &best->worst)) {
+		printf("verdict: mainline meets this goal with period %s ms, quota %s ms and burst = quota: this load does not need the patched kernel.\n",
+		       bc_ms(best->period, p, sizeof(p)), bc_ms(best->quota, q, sizeof(q)));
+		if (!own || bc_goal_met(&a->goal, &own->worst))
+			return;
+		printf("At your period, %s ms (on Kubernetes the kubelet sets one period for the node), mainline does not meet it; ",
+		       bc_ms(a->m.cfg.period, p, sizeof(p)));
+		if (adv->met)
+			printf("the patched kernel does, with burst %s ms.\n", b);
+		else
+			printf("nor does the patched kernel at this quota.\n");
+	} else if (adv->met) {
+		printf("verdict: no mainline setting at %.2f CPUs (periods 1 ms to 1 s, burst at most quota) meets this goal; the patched kernel does, with burst %s ms at your period: this load needs it.\n",
+		       (double)a->m.cfg.quota / a->m.cfg.period, b);
+	} else {
+		printf("verdict: neither mainline (any period, burst at most quota) nor the patched kernel at this quota meets this goal: the load needs more CPU than %.2f.\n",
+		       (double)a->m.cfg.quota / a->m.cfg.period);
+	}
+}
+
+static void print_mainline(const struct advise_args *a, const struct bc_advice *adv,
+			   const struct bc_mainline *ml)
+{
+	size_t i;
+
+	printf("\nmainline (no series: burst at most quota, any period) at the same %.2f CPUs, burst = quota:\n\n",
+	       (double)a->m.cfg.quota / a->m.cfg.period);
+	printf("   period    quota   throttled periods   throttled   delay p99   delay max\n");
+	printf("       ms       ms       worst    best          ms          ms          ms\n");
+	for (i = 0; i < ml->nrows; i++)
+		if (shown_period(ml, i))
+			print_mainline_row(ml, i, a);
+	putchar('\n');
+	print_verdict(a, adv, ml);
+}
+
 static void json_u64_or_null(const char *key, bool have, uint64_t v, const char *sep)
 {
 	if (have)
@@ -325,8 +400,43 @@ static void json_u64_or_null(const char *key, bool have, uint64_t v, const char 
 		printf("\"%s\":null%s", key, sep);
 }
 
+static void json_mainline_row(const char *key, const struct bc_mainline_row *r,
+			      const struct advise_args *a)
+{
+	printf("\"%s\":", key);
+	if (!r) {
+		printf("null,");
+		return;
+	}
+	printf("{\"period_us\":%llu,\"quota_us\":%llu,\"burst_us\":%llu,"
+	       "\"throttled_periods\":{\"worst\":%llu,\"best\":%llu},\"throttled_us\":%llu,"
+	       "\"delay_p99_us\":%llu,\"delay_max_us\":%llu,\"meets_goal\":%s},",
+	       (unsigned long long)(r->period / BC_NS_PER_US), (unsigned long long)(r->quota / BC_NS_PER_US),
+	       (unsigned long long)(r->quota / BC_NS_PER_US),
+	       (unsigned long long)r->worst.throttled_periods, (unsigned long long)r->best.throttled_periods,
+	       (unsigned long long)(r->worst.throttled_ns / BC_NS_PER_US),
+	       (unsigned long long)(r->worst.delay_p99 / BC_NS_PER_US),
+	       (unsigned long long)(r->worst.delay_max / BC_NS_PER_US),
+	       bc_goal_met(&a->goal, &r->worst) ? "true" : "false");
+}
+
+static void json_mainline(const struct advise_args *a, const struct bc_advice *adv,
+			  const struct bc_mainline *ml)
+{
+	const struct bc_mainline_row *best = &ml->rows[ml->best];
+	const struct bc_mainline_row *own = ml->have_own ? &ml->rows[ml->own] : NULL;
+	bool best_met = bc_goal_met(&a->goal, &best->worst);
+
+	printf(",\"mainline\":{\"periods_tried\":%zu,", ml->nrows);
+	json_mainline_row("best", best, a);
+	json_mainline_row("own_period", own, a);
+	printf("\"needs_patched_kernel\":%s,\"needs_patched_kernel_at_own_period\":%s}",
+	       !best_met && adv->met ? "true" : "false",
+	       own && !bc_goal_met(&a->goal, &own->worst) && adv->met ? "true" : "false");
+}
+
 static void print_json(const struct bc_trace *t, const struct advise_args *a,
-		       const struct bc_advice *adv)
+		       const struct bc_advice *adv, const struct bc_mainline *ml)
 {
 	const struct bwr_config *c = &a->m.cfg;
 	size_t i;
@@ -360,12 +470,15 @@ static void print_json(const struct bc_trace *t, const struct advise_args *a,
 		       (unsigned long long)(r->worst.delay_max / BC_NS_PER_US),
 		       bc_goal_met(&a->goal, &r->worst) ? "true" : "false");
 	}
-	printf("]}\n");
+	printf("]");
+	json_mainline(a, adv, ml);
+	printf("}\n");
 }
 
 int bc_advise_main(int argc, char **argv)
 {
 	struct advise_args a;
+	struct bc_mainline ml;
 	struct bc_advice adv;
 	struct bc_trace t;
 	int ret;
@@ -373,12 +486,16 @@ int bc_advise_main(int argc, char **argv)
 	parse_args(argc, argv, &a);
 	bc_model_load("advise", a.trace, &a.m, &t);
 	ret = bc_advise(&t, &a.m, &a.goal, a.bursts, a.nbursts, &adv);
+	if (!ret)
+		ret = bc_mainline(&t, &a.m, &a.goal, &ml);
 	if (ret)
 		bc_fail("advise", "replay: %s", strerror(-ret));
-	if (a.json)
-		print_json(&t, &a, &adv);
-	else
+	if (a.json) {
+		print_json(&t, &a, &adv, &ml);
+	} else {
 		print_text(&t, &a, &adv);
+		print_mainline(&a, &adv, &ml);
+	}
 	bc_trace_free(&t);
 	return adv.met ? 0 : BC_EXIT_FAIL;
 }

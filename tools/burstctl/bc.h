@@ -169,6 +169,35 @@ bool bc_goal_met(const struct bc_goal *g, const struct bwr_result *worst);
 int bc_advise(const struct bc_trace *t, const struct bc_model *m, const struct bc_goal *g,
 	      const uint64_t *bursts, size_t nbursts, struct bc_advice *a);
 
+/* --- mainline at the same share (mainline.c) ------------------------------------ */
+
+/* The grid's 31 periods and the user's own. */
+#define BC_MAINLINE_ROWS	32
+
+/* One setting of a kernel without the series: burst = quota, its best. */
+struct bc_mainline_row {
+	uint64_t period, quota;		/* ns; the burst is the quota */
+	struct bwr_result worst, best;	/* over the phases */
+};
+
+struct bc_mainline {
+	struct bc_mainline_row rows[BC_MAINLINE_ROWS];	/* by period */
+	size_t nrows;
+	size_t best;		/* the setting that serves the trace best */
+	bool have_own;		/* the user's period is in rows (mainline takes its quota) */
+	size_t own;		/* ... at this index: what a Kubernetes pod can have */
+};
+
+/*
+ * Replay the trace under mainline's rules at m's share (quota / period) for
+ * every period of the grid (1 ms to 1 s, ten a decade) and m's own, with
+ * burst = quota and no onset, each in the worst of m's phases; pick the one
+ * that serves it best: meets the goal, then the least delay p99 and
+ * throttled time, then the period nearest m's. 0 or bwr_replay()'s error.
+ */
+int bc_mainline(const struct bc_trace *t, const struct bc_model *m, const struct bc_goal *g,
+		struct bc_mainline *out);
+
 /* --- cgroups (target.c) --------------------------------------------------------- */
 
 struct bc_group {

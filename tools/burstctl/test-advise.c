@@ -100,10 +100,122 @@ static void test_unreachable(void)
 	       (unsigned long long)(adv.quota / BC_NS_PER_US));
 }
 
+static struct bc_mainline ml;
+
+static void mainline(const struct bc_goal *g)
+{
+	if (bc_mainline(&trace, &model, g, &ml))
+		tap_bail("bc_mainline failed");
+}
+
+static const struct bc_mainline_row *mainline_at(uint64_t period)
+{
+	size_t i;
+
+	for (i = 0; i < ml.nrows; i++)
+		if (ml.rows[i].period == period)
+			return &ml.rows[i];
+	return NULL;
+}
+
+static size_t mainline_met(const struct bc_goal *g)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ml.nrows; i++)
+		n += bc_goal_met(g, &ml.rows[i].worst);
+	return n;
+}
+
+/*
+ * Mainline at the request trace's share. At period P it has quota P/10
+ * (0.1 CPU) and a pool of at most 2P/10; a phase with no boundary inside
+ * the 30 ms request exists for every P above 30 ms, and the pool is full
+ * by 500 ms for P up to 500 ms (a quota at the start, one refill fills
+ * it), so P meets the goal when 2P/10 >= 30 ms: from 150 ms (on the grid,
+ * 160 ms), and every period above 500 ms starts with a quota of 50 ms or
+ * more. At 100 ms the pool holds 20 ms: dry at 520 ms with a boundary at
+ * 500, refilled at 600, done at 610: 80 ms late. The patched kernel at
+ * 100 ms needs a pool of 30 ms: burst 20 ms.
+ */
+static void test_mainline_stretched(void)
+{
+	struct bc_goal none = { .max_throttled = 0 };
+	const struct bc_mainline_row *own, *r125;
+
+	load(request, "10ms");
+	advise(&none, NULL, 0);
+	mainline(&none);
+	own = mainline_at(100 * BC_NS_PER_MS);
+	r125 = mainline_at(125 * BC_NS_PER_MS);
+	tap_ok(adv.met && adv.burst == 20 * BC_NS_PER_MS, "request at 0.1 CPU: the patched kernel needs burst 20 ms (got %llu us)",
+	       (unsigned long long)(adv.burst / BC_NS_PER_US));
+	tap_ok(ml.nrows == 21 && ml.rows[0].period == 10 * BC_NS_PER_MS && ml.rows[0].quota == BC_NS_PER_MS,
+	       "request at 0.1 CPU: mainline's grid from 10 ms (quota 1 ms, its least) to 1 s: 21 periods (got %zu)",
+	       ml.nrows);
+	tap_ok(own && ml.have_own && &ml.rows[ml.own] == own && own->quota == 10 * BC_NS_PER_MS &&
+	       own->worst.throttled_periods == 1 && own->worst.delay_p99 == 80 * BC_NS_PER_MS,
+	       "request at 0.1 CPU: mainline at 100 ms, burst = quota 10 ms: one throttle, 80 ms late");
+	tap_ok(r125 && r125->worst.throttled_periods == 1,
+	       "request at 0.1 CPU: mainline at 125 ms (a 25 ms pool) still throttles");
+	tap_ok(ml.rows[ml.best].period == 160 * BC_NS_PER_MS && ml.rows[ml.best].quota == 16 * BC_NS_PER_MS &&
+	       bc_goal_met(&none, &ml.rows[ml.best].worst),
+	       "request at 0.1 CPU: mainline's best is period 160 ms, quota 16 ms: the nearest to 100 ms that meets the goal (got %llu us)",
+	       (unsigned long long)(ml.rows[ml.best].period / BC_NS_PER_US));
+	tap_ok(mainline_met(&none) == 9,
+	       "request at 0.1 CPU: the 9 periods from 160 ms to 1 s meet it, no shorter one (%zu meet)",
+	       mainline_met(&none));
+}
+
+/*
+ * A rare large burst: 250 ms of one CPU at 5 s, under 0.1 CPU. Mainline's
+ * largest pool is 2 x 0.1 x 1 s = 200 ms; over the request a period P adds
+ * at most 250 / P quotas of P / 10, so no period gets it 250 ms: at most
+ * 0.2 P + 25 ms <= 225 ms. At 1 s with a boundary at 5 s the pool runs
+ * dry at 5.2 s and the next refill, at 6 s, finishes it at 6.05 s: 800 ms
+ * late. The patched kernel at 100 ms: the worst phase has two boundaries
+ * inside the request (20 ms), so the pool needs 230 ms: burst 220 ms.
+ */
+static void test_mainline_rare_burst(void)
+{
+	struct bc_goal none = { .max_throttled = 0 };
+	const struct bc_mainline_row *best;
+
+	load("# cpus: 1\ntime_us,cpu_us\n0,0\n5000000,0\n5250000,250000\n6000000,0\n", "10ms");
+	advise(&none, NULL, 0);
+	mainline(&none);
+	best = &ml.rows[ml.best];
+	tap_ok(adv.met && adv.burst == 220 * BC_NS_PER_MS, "rare burst: the patched kernel needs burst 220 ms (got %llu us)",
+	       (unsigned long long)(adv.burst / BC_NS_PER_US));
+	tap_ok(mainline_met(&none) == 0, "rare burst: no mainline period from 10 ms to 1 s meets the goal (%zu do)",
+	       mainline_met(&none));
+	tap_ok(best->period == BWM_MAX_PERIOD && best->worst.delay_p99 == 800 * BC_NS_PER_MS,
+	       "rare burst: mainline's best is 1 s, 800 ms late (got %llu us, %llu us)",
+	       (unsigned long long)(best->period / BC_NS_PER_US),
+	       (unsigned long long)(best->worst.delay_p99 / BC_NS_PER_US));
+}
+
+/* The request at 0.2 CPU needs burst 10 ms: within the quota, so mainline at 100 ms does it. */
+static void test_mainline_tie(void)
+{
+	struct bc_goal none = { .max_throttled = 0 };
+
+	load(request, "20ms");
+	mainline(&none);
+	tap_ok(ml.rows[ml.best].period == 100 * BC_NS_PER_MS && ml.best == ml.own &&
+	       bc_goal_met(&none, &ml.rows[ml.own].worst),
+	       "request at 0.2 CPU: mainline at the user's own period (burst = quota 20 ms) meets the goal: its best");
+	/* A period below 5 ms would need a quota below 1 ms: not on the grid. */
+	tap_ok(ml.rows[0].period == 5 * BC_NS_PER_MS, "request at 0.2 CPU: the grid starts where the quota is 1 ms: 5 ms");
+}
+
 void test_advise(void)
 {
 	test_throttled_goal();
 	test_delay_goal();
 	test_unreachable();
+	test_mainline_stretched();
+	test_mainline_rare_burst();
+	test_mainline_tie();
 	bc_trace_free(&trace);
 }

@@ -88,8 +88,24 @@ static void test_advise_cli(void)
 	       "advise: the answer's row is marked; the quota without burst");
 	expect(run("advise - --quota 20000 --period 100000 --json <request.csv"), 0,
 	       "\"burst_us\":10000,\"quota_without_burst_us\":30000,", "advise --json from standard input");
+	expect(run("advise request.csv --quota 10ms"), 0,
+	       "verdict: mainline meets this goal with period 160.0 ms, quota 16.0 ms and burst = quota: this load does not need the patched kernel.\n"
+	       "At your period, 100.0 ms (on Kubernetes the kubelet sets one period for the node), mainline does not meet it; the patched kernel does, with burst 20.0 ms.",
+	       "advise: mainline's verdict, at any period and at the user's");
+	tap_ok(strstr(out, "    100.0     10.0           1       0        80.0        80.0        80.0   misses the goal   <- your period") &&
+	       strstr(out, "    160.0     16.0           0       0         0.0         0.0         0.0   <- mainline's best"),
+	       "advise: mainline's table marks the user's period and the best");
+	expect(run("advise request.csv --quota 10ms --json"), 0,
+	       "\"needs_patched_kernel\":false,\"needs_patched_kernel_at_own_period\":true}",
+	       "advise --json: whether the load needs the patched kernel");
+	write_file(tmp, "rare.csv", "# cpus: 1\ntime_us,cpu_us\n0,0\n5000000,0\n5250000,250000\n6000000,0\n");
+	expect(run("advise rare.csv --quota 10ms"), 0,
+	       "verdict: no mainline setting at 0.10 CPUs (periods 1 ms to 1 s, burst at most quota) meets this goal; the patched kernel does, with burst 220.0 ms at your period: this load needs it.",
+	       "advise: a rare burst above mainline's largest pool needs the patched kernel");
 	expect(run("advise busy.csv --quota 10ms --cpus 1"), 1, "burst: none meets the goal at this quota",
 	       "advise: no burst helps a busy CPU, status 1");
+	tap_ok(strstr(out, "verdict: neither mainline (any period, burst at most quota) nor the patched kernel at this quota meets this goal"),
+	       "advise: neither kernel meets a busy CPU's goal");
 	expect(run("advise request.csv --quota 0"), 2, "--quota '0': must be between 1ms and 17592186044415us",
 	       "advise --quota 0");
 	expect(run("advise request.csv --quota -5"), 2, "--quota '-5': must not be negative", "advise --quota -5");
