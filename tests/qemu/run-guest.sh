@@ -5,7 +5,8 @@
 #   SUITE   program under /tests in the initramfs
 #   EXPECT  'patched' or 'stock': which semantics the suite must assert
 # Environment: RESULTS_DIR (default build/results), EXTRA_APPEND (more kernel
-# command line, e.g. for the harness's own tests).
+# command line, e.g. for the harness's own tests), EXTRA_QEMU (more QEMU
+# arguments, split at spaces: bench/run-icount.sh's -icount and -plugin).
 #
 # The verdict (tests/lib/verdict.sh): fails when the guest never reaches its
 # end marker (hang, panic, timeout), when any test says "not ok", when the
@@ -53,6 +54,7 @@ guest_progress() {
 		kill "$qemu"
 	fi
 }
+read -ra extra_qemu <<<"${EXTRA_QEMU:-}"
 echo "run-guest: $name: booting $(basename "$kernel") (suite $suite, expect $expect, ${smp} vCPUs, timeout ${timeout_s}s)"
 start=$(date +%s)
 for attempt in 1 2; do
@@ -62,7 +64,7 @@ for attempt in 1 2; do
 		qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -smp "$smp" -m 512 \
 		-kernel "$kernel" -initrd "$initramfs" \
 		-append "console=ttyS0 panic=-1 oops=panic $stall_panic loglevel=4 burstcfs.suite=$suite burstcfs.expect=$expect ${EXTRA_APPEND:-}" \
-		-display none -monitor none -serial "file:$log" -no-reboot &
+		-display none -monitor none -serial "file:$log" -no-reboot "${extra_qemu[@]}" &
 	qemu=$!
 	wait_progress "$qemu" 15 guest_progress
 	wait "$qemu"
