@@ -22,6 +22,13 @@
 #                 and 10-500 limited groups, ours against mainline with our
 #                 config, 5 rounds (about 27 min); docs/bench-raw/cost-DATE.jsonl,
 #                 docs/benchmarks-cost.md and .png (bench/run-cost.sh)
+#   bench-icount  what the series costs in instructions: each changed path
+#                 and configuration operation counted by a TCG plugin under
+#                 QEMU's -icount, ours and mainline twice each (A/A), then
+#                 a kernel slowed on purpose that the bound must fail
+#                 (about 7 min with the kernels built; 3 kernel builds from
+#                 ccache the first time); docs/bench-raw/icount-DATE.jsonl,
+#                 docs/benchmarks-icount.md (bench/run-icount.sh)
 #   bench-deps    gnuplot for the plot (bench/deps.sh)
 
 BENCH_DIR := $(B)/bench
@@ -40,7 +47,21 @@ BENCH_INITRAMFS := $(BENCH_DIR)/initramfs.cpio.gz
 # rate whose interval overflows) yields 0 on x86-64 and would pass unseen.
 BENCH_TEST_SANITIZE := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all
 
-.PHONY: burstbench check-bench check-bench-runner bench bench-kernel bench-cost bench-deps
+# The instruction counts (make bench-icount): the plugin is built against
+# the plugin API header of the QEMU the build root runs, from Debian's
+# source package of that version (scripts/qemu-plugin-header.sh; never
+# committed); the slowed kernel is ours plus one kernel/slowed/ diff.
+ICOUNT_DIR := $(B)/icount
+ICOUNT_HEADER := $(ICOUNT_DIR)/qemu-plugin.h
+ICOUNT_PLUGIN := $(ICOUNT_DIR)/icount-plugin.so
+ICOUNTBENCH := $(ICOUNT_DIR)/icountbench
+ICOUNT_SUITE := $(ICOUNT_DIR)/icount-suite
+ICOUNT_INITRAMFS := $(ICOUNT_DIR)/initramfs.cpio.gz
+SLOWED_DIFF := kernel/slowed/refill-extra-work.diff
+KERNEL_SLOWED := $(B)/kernel/bzImage-slowed
+
+.PHONY: burstbench check-bench check-bench-runner bench bench-kernel bench-cost bench-icount bench-deps \
+	icount-header-force
 
 bench-deps:
 	@bench/deps.sh
@@ -71,6 +92,7 @@ check-bench: $(BENCH_TEST) $(BURSTBENCH) $(BURSTCTL)
 	@$(BENCH_TEST) $(BURSTBENCH)
 	@BURSTBENCH=$(BURSTBENCH) BURSTCTL=$(BURSTCTL) python3 bench/test_report.py
 	@python3 bench/test_cost.py
+	@python3 bench/test_icount.py
 
 # The kernel runner with a stand-in QEMU runner and burstbench (about a
 # minute of process start-ups): run before every bench-kernel, not in make
@@ -106,3 +128,33 @@ bench-cost: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) | bench-deps
 bench: $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD) $(BURSTCTL) check-bench-runner | bench-deps
 	@bench/run-latency.sh image $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(GUEST_FRAGMENT) \
 		$(IMAGE) $(IMAGE_STOCK_INITRD) $(BENCH_DIR)/image-results
+
+# The header follows the installed QEMU: the script runs every time and
+# rewrites the file only when its content changes.
+$(ICOUNT_HEADER): icount-header-force | deps-kernel deps-crun
+	@scripts/qemu-plugin-header.sh $@
+
+$(ICOUNT_PLUGIN): bench/icount-plugin.c $(ICOUNT_HEADER)
+	gcc -O2 -g -Wall -Wextra -Werror -shared -fPIC -I$(ICOUNT_DIR) -o $@ $<
+
+$(ICOUNTBENCH): bench/icountbench.c bench/util.c lib/cgroup.c lib/cgfile.c bench/util.h \
+		lib/cgroup.h lib/cgfile.h | deps-kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ bench/icountbench.c bench/util.c lib/cgroup.c lib/cgfile.c
+
+$(ICOUNT_SUITE): bench/icount-suite.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(ICOUNT_INITRAMFS): $(ICOUNTBENCH) $(ICOUNT_SUITE) tests/qemu/init tests/qemu/mkinitramfs.sh
+	@tests/qemu/mkinitramfs.sh $@ $(ICOUNTBENCH) $(ICOUNT_SUITE)
+
+$(KERNEL_SLOWED): $(KERNEL_TREE_STAMP) $(GUEST_FRAGMENT) $(SLOWED_DIFF) scripts/kernel-build.sh scripts/kernel-slowed.sh
+	@scripts/kernel-slowed.sh $(KERNEL_SRC) $(SLOWED_DIFF) $@ $(GUEST_FRAGMENT)
+
+# Not a test: prints figures; it fails on figures it cannot stand behind (a
+# failed boot, phases the guest and the plugin disagree on) and when the
+# slowed kernel passes the bound, which could then show nothing.
+bench-icount: $(KERNEL) $(KERNEL_MAINLINE) $(KERNEL_SLOWED) $(ICOUNT_INITRAMFS) $(ICOUNT_PLUGIN)
+	@bench/run-icount.sh $(KERNEL) $(KERNEL_MAINLINE) $(KERNEL_SLOWED) $(GUEST_FRAGMENT) \
+		$(ICOUNT_INITRAMFS) $(abspath $(ICOUNT_PLUGIN)) $(ICOUNT_DIR)/results
