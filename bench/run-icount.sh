@@ -55,10 +55,17 @@ record() { python3 "$report" --append "$raw" "$@"; }
 # It needs single-threaded TCG and one vCPU (a fixed shift does not bring
 # up a second one). The plugin writes its counts; the symbols come on the
 # guest's second serial port.
+# What else would differ from boot to boot, each made fixed so that a boot
+# repeats the last instruction for instruction (A/A 0): the RTC, which would
+# read the host's date (clock=vm: it follows the guest's clock), the CPU's
+# random numbers (no RDRAND, RDSEED: QEMU takes them from the host), and
+# the kernel's and the programs' address randomisation.
 icount_args="-icount shift=0,align=off,sleep=off"
-bench_fields "TCG (single-threaded) with $icount_args, 1 vCPU, 512 MiB, the initramfs guest (bare cgroups)"
+fixed_args="-rtc base=2026-01-01T00:00:00,clock=vm -cpu max,-rdrand,-rdseed"
+settings="nokaslr norandmaps$settings"
+bench_fields "TCG (single-threaded) with $icount_args $fixed_args, kernel command line nokaslr norandmaps, 1 vCPU, 512 MiB, the initramfs guest (bare cgroups)"
 record --str type=bench --num format=1 --str generator="make bench-icount" "${bench_fields[@]}" \
-	--num repetitions="$reps" --str settings="${settings# }"
+	--num repetitions="$reps" --str settings="$settings"
 
 boots=()
 for rep in $(seq 1 "$reps"); do boots+=("ours $rep" "mainline $rep"); done
@@ -73,7 +80,7 @@ for b in "${boots[@]}"; do
 	t0=$(date +%s%N)
 	rc=0
 	RESULTS_DIR=$out EXTRA_APPEND="$settings" \
-		EXTRA_QEMU="$icount_args -serial file:$out/$name.syms -plugin $plugin,out=$out/$name.counts" \
+		EXTRA_QEMU="$icount_args $fixed_args -serial file:$out/$name.syms -plugin $plugin,out=$out/$name.counts" \
 		"$top/tests/qemu/run-guest.sh" "$name" "${image[$k]}" "$initramfs" \
 		icount-suite "${expect[$k]}" 900 1 || rc=$?
 	t1=$(date +%s%N)
