@@ -398,6 +398,10 @@ def page(path, meta, runs, boots, end, png_name):
         f"{worst:.3f}**; the A/A floor reaches {floor:.3f}. A ratio inside the "
         "A/A spread is no cost this setup can see; the goal was every path within 2 %. "
         + verdict_text(ratios), "",
+        "The same paths counted in instructions, where two boots of one kernel agree "
+        "exactly and the 2 % bound can be judged per path, with a kernel slowed on "
+        "purpose that fails it: [benchmarks-icount.md](benchmarks-icount.md) "
+        "(`make bench-icount`).", "",
         "### Configuration writes and cpu.stat reads", "",
         f"`costbench config` times each operation {ops:,} times in a row on an idle group, "
         "values alternating so every write changes the limit, after 0.3 s of the meter's "
