@@ -60,7 +60,9 @@ CHANGED = [
     "cpu_period_quota_parse", "cpu_period_quota_print", "cpu_max_show",
     "cpu_cfs_burst_write_u64", "cpu_cfs_stat_show", "cpu_extra_stat_show",
     "cfs_bandwidth_settle_pools", "sched_cfs_bw_burst_enabled_handler",
-    "init_cfs_bandwidth", "init_cfs_rq_runtime",
+    "init_cfs_bandwidth", "init_cfs_rq_runtime", "cfs_bandwidth_stat_read",
+    "cpu_max_fields", "cfs_bandwidth_buffer", "cfs_bandwidth_credit", "cfs_bandwidth_onset",
+    "cfs_bandwidth_available", "sched_cfs_bandwidth_slice",
 ]
 
 # Paths where ours may cost more than BOUND, each with the most
