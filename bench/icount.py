@@ -8,6 +8,8 @@
         (second serial port), COUNTS the plugin's file
         (bench/icount-plugin.c); each phase's kernel instructions are put
         down to the functions of the booted kernel's own symbol table
+  icount.py --config-diff A B
+        the options whose values differ between two .config files
   icount.py --from RAW --md OUT.md
         the page, from RAW alone; exits 1 when the slowed kernel passes the
         bound (a bound that cannot fail shows nothing)
@@ -68,7 +70,39 @@ CHANGED = [
 # Paths where ours may cost more than BOUND, each with the most
 # instructions per operation the code explains and why (the page prints
 # the reason beside the figures). Filled from the code, never from a run.
-EXPLAINED = {}
+EXPLAINED = {
+    "stat": (700, "ours prints one line more, `current_bw_usec`, in the same `seq_printf` of "
+             "`cpu_extra_stat_show`: one more conversion for `format_decode`, `vsnprintf` and "
+             "`number` (with `put_dec_trunc8` for a five-digit value) and a longer copy to the "
+             "reader, about 540 instructions; and it reads the statistics at one instant, "
+             "`cfs_bandwidth_stat_read` under the bandwidth lock (mainline reads them unlocked), "
+             "where `cfs_bandwidth_available` reads the clock (`ktime_get`) to credit the periods "
+             "the stopped timer has not yet refilled, about 130. 700 is that with room for a "
+             "longer value; the per-function table below shows each part."),
+}
+
+# What the page says of an operation's figures beside the verdict, from the
+# code (kernel/00*.patch).
+NOTES = {
+    "max": "ours parses `cpu.max` field by field (`cpu_max_fields`, `cpu_max_usec` with "
+           "`kstrtoull`) where mainline calls `sscanf`, whose `vsscanf` alone is over 400 "
+           "instructions; the write then credits the periods a stopped timer missed "
+           "(`__refill_cfs_bandwidth_idle_periods`) and sets the pool by the new rule "
+           "(`__set_cfs_bandwidth_pool`), which mainline does by refilling it whole.",
+    "refill": "mainline inlines the refill into the period timer; ours keeps "
+              "`__refill_cfs_bandwidth_runtime` out of line (it is also called at wake-up and "
+              "by the switch), and its slice handout `__assign_cfs_rq_runtime` out of "
+              "`__account_cfs_rq_runtime`: calls and returns, and the cap and burst "
+              "accounting of the carried-over quota.",
+    "wake": "the wake-up restarts the period timer and, with the series, first credits the "
+            "periods it was stopped for (`__refill_cfs_bandwidth_idle_periods`, "
+            "`hrtimer_forward`, the refill); the rest is the same scheduling on both kernels.",
+}
+
+# .config lines that may differ between kernels built at different times
+# and change no code, with why (the page says so beside the hashes).
+HARMLESS = {"CONFIG_PAHOLE_VERSION": "the build root's pahole version, used only to build BTF, "
+            "which this config does not"}
 
 LABELS = {"ours": "ours", "mainline": "mainline (same config)", "slowed": "ours, slowed"}
 
@@ -249,8 +283,8 @@ def fmt_aa(rounds):
 
 
 def path_rows(phases, other="ours"):
-    """Rows of the main table, and whether every row passed."""
-    rows, ok = [], True
+    """Rows of the main table, and {op: passed}."""
+    rows, ok = [], {}
     for op, _ in OPS:
         o, m = per_op(phases, other, op), per_op(phases, "mainline", op)
         if not o:
@@ -259,11 +293,22 @@ def path_rows(phases, other="ours"):
             continue
         aa = max(aa_diff(o), aa_diff(m))
         good, text = verdict(op, mean(o.values()), mean(m.values()), aa)
-        ok &= good
+        ok[op] = good
         rows.append([f"**{op}**", fmt_i(mean(o.values())), fmt_aa(o), fmt_i(mean(m.values())),
                      fmt_aa(m), f"{mean(o.values()) / mean(m.values()):.4f}",
                      f"{mean(o.values()) - mean(m.values()):+,.1f}", text])
     return rows, ok
+
+
+def overall(ok, phases):
+    bad = [op for op, good in ok.items() if not good]
+    aa = max(aa_diff(per_op(phases, k, op)) for k in ("ours", "mainline") for op, _ in OPS
+             if per_op(phases, k, op))
+    aa_text = ("every kernel's boots counted the same instructions, to the last one" if aa == 0
+               else f"the boots of one kernel differ by {aa:.4%} at most")
+    if bad:
+        return f"**Over the bound, unexplained: {', '.join(bad)}** (A/A: {aa_text})."
+    return f"**Every path within {BOUND:.0%} of mainline or explained below** (A/A: {aa_text})."
 
 
 def func_rows(phases, op, top=8):
@@ -284,8 +329,10 @@ def func_rows(phases, op, top=8):
 
 def render(path, md):
     meta, boots, phases, end = load(path)
-    rows, _ = path_rows(phases)
+    rows, ours_ok = path_rows(phases)
     slowed_rows, slowed_ok = path_rows(phases, "slowed")
+    # Caught: a path the bound passes on ours and fails on the slowed kernel.
+    caught = [op for op, good in slowed_ok.items() if not good and ours_ok.get(op)]
     out = [
         "# Benchmarks: what the series costs, in instructions",
         "",
@@ -316,6 +363,7 @@ def render(path, md):
         md_table(["operation", "ours", "ours, A/A", "mainline (same config)", "mainline, A/A",
                   "ours / mainline", "ours − mainline", "verdict"], rows, 1),
         "",
+        overall(ours_ok, phases), "",
         "What one operation is:",
         "",
     ]
@@ -345,9 +393,10 @@ def render(path, md):
                 f"{g:,} limited groups, {v / g:,.1f} per group (it settles every limited group's "
                 "pool under the new setting, `cfs_bandwidth_settle_pools`); it is written by an "
                 "operator, never on a scheduling path."]
-    if EXPLAINED:
-        out += ["", "### The deltas above the bound, explained", ""]
-        out += [f"- **{op}** (at most +{n:,} per operation): {why}" for op, (n, why) in EXPLAINED.items()]
+    out += ["", "### Why the figures differ, from the code", ""]
+    out += [f"- **{op}**: {why}" for op, why in NOTES.items()]
+    out += [f"- **{op}**, above the bound, explained (at most +{n:,} per operation): {why}"
+            for op, (n, why) in EXPLAINED.items()]
     out += ["", "## The slowed kernel fails the bound", "",
             "kernel/slowed/refill-extra-work.diff adds to ours one loop in "
             "`__refill_cfs_bandwidth_runtime`, the period refill (64 turns working out the cap "
@@ -355,7 +404,9 @@ def render(path, md):
             md_table(["operation", "ours, slowed", "A/A", "mainline (same config)", "mainline, A/A",
                       "slowed / mainline", "slowed − mainline", "verdict"], slowed_rows, 1),
             "",
-            ("**The bound caught it** on the refill path." if not slowed_ok else
+            (f"**The bound caught it** on {' and '.join(caught)}, where it passes ours"
+             + (" (the wake-up credits its idle periods with the same refill)" if "wake" in caught else "")
+             + "." if caught else
              "**The bound did not catch it: it cannot show a cost this size.**"),
             "", "## Where the instructions differ, per function", "",
             "Per operation, the mean over the boots: the changed functions that are symbols of "
@@ -382,13 +433,39 @@ def render(path, md):
     out.append("- kernels: " + "; ".join(
         f"{LABELS.get(k, k)} {b['release']}, .config sha256 {b.get('config_sha256') or '–'}"
         for k, b in sorted(rel.items())))
+    for k, b in sorted(rel.items()):
+        for item in filter(None, b.get("config_diff", "").split("; ")):
+            name, vals = item.split(": ", 1)
+            why = HARMLESS.get(name, "**a difference that may change the code: the figures do not compare**")
+            out.append(f"- {LABELS.get(k, k)}'s .config differs from ours in {name} "
+                       f"(ours, {LABELS.get(k, k)}: {vals}): {why}")
     secs = {k: [b["seconds"] for b in boots if b["kernel"] == k] for k in rel}
     out.append(f"- {len(boots)} boots, {end['boots_s']} s in the guests ("
                + ", ".join(f"{LABELS.get(k, k)} {'/'.join(map(str, v))} s" for k, v in sorted(secs.items()))
                + f"), {end['elapsed_s']} s in all")
     with open(md, "w") as f:
         f.write("\n".join(out) + "\n")
-    return slowed_ok
+    return bool(caught)
+
+
+def config_diff(a, b):
+    """The options whose values differ between .config files A and B:
+    "NAME: A's value, B's value; ..." (unset: "-")."""
+    def opts(path):
+        out = {}
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                m = re.match(r"# (CONFIG_\w+) is not set$", line)
+                if m:
+                    out[m[1]] = "-"
+                elif line.startswith("CONFIG_") and "=" in line:
+                    k, v = line.split("=", 1)
+                    out[k] = v
+        return out
+    x, y = opts(a), opts(b)
+    return "; ".join(f"{k}: {x.get(k, '-')}, {y.get(k, '-')}"
+                     for k in sorted(set(x) | set(y)) if x.get(k, "-") != y.get(k, "-"))
 
 
 def record(raw, kernel, rnd, log, syms, counts):
@@ -415,10 +492,15 @@ def main(argv=None):
     ap.add_argument("--kernel")
     ap.add_argument("--round", type=int)
     ap.add_argument("--from", dest="raw", metavar="RAW")
+    ap.add_argument("--config-diff", nargs=2, metavar=("A", "B"),
+                    help="print the options whose values differ between two .config files")
     ap.add_argument("--md")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args(argv)
     try:
+        if a.config_diff:
+            print(config_diff(*a.config_diff))
+            return 0
         if a.record:
             if len(a.files) != 3 or not a.kernel or not a.round:
                 ap.error("--record RAW --kernel LABEL --round N LOG SYMS COUNTS")
@@ -426,7 +508,7 @@ def main(argv=None):
             return 0
         if not a.raw or not a.md:
             ap.error("--from RAW --md OUT.md")
-        if render(a.raw, a.md):
+        if not render(a.raw, a.md):
             print("icount: the slowed kernel passed the bound: it cannot show that cost", file=sys.stderr)
             return 1
         return 0

@@ -85,7 +85,12 @@ for b in "${boots[@]}"; do
 		icount-suite "${expect[$k]}" 900 1 || rc=$?
 	t1=$(date +%s%N)
 	boots_ms=$(( boots_ms + (t1 - t0) / 1000000 ))
+	# What of the .config differs from ours': the page says whether it
+	# can change the code (a build root's tool version cannot).
+	cdiff=""
+	[[ $k == ours ]] || cdiff=$(python3 "$icount" --config-diff "${image[ours]}.config" "${image[$k]}.config")
 	boot=(--str type=boot --num round="$rep" --str kernel="$k" --num seconds=$(( (t1 - t0) / 1000000000 ))
+		--str config_diff="$cdiff"
 		--num rc="$rc" --str release="${release[$k]%% *}" --str image="$(basename "${image[$k]}")"
 		--str image_sha256="${sha[$k]}" --str config="$guest_cfg" --str config_sha256="${kconfig[$k]}")
 	record "${boot[@]}"

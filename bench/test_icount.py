@@ -142,7 +142,9 @@ def raw_lines(slowed_refill):
     for k, rounds in (("ours", 2), ("mainline", 2), ("slowed", 1)):
         for r in range(1, rounds + 1):
             out.append({"type": "boot", "kernel": k, "round": r, "seconds": 40, "rc": 0,
-                        "release": f"6.1-{k}", "config_sha256": "cfg"})
+                        "release": f"6.1-{k}", "config_sha256": "cfg",
+                        "config_diff": "" if k == "ours" else
+                        "CONFIG_PAHOLE_VERSION: 0, 124" if k == "mainline" else "CONFIG_HZ: 1000, 250"})
             for op, v in per_op[k].items():
                 ops = 10 if op == "switch" else 100
                 out.append({"type": "phase", "kernel": k, "round": r, "op": op, "ops": ops,
@@ -152,6 +154,19 @@ def raw_lines(slowed_refill):
                                           "schedule": v * ops - v * ops // 100}})
     out.append({"type": "end", "loadavg_after": "0 0 0", "boots_s": 200, "elapsed_s": 210})
     return out
+
+
+class ConfigDiff(unittest.TestCase):
+    def test_changed_added_unset(self):
+        d = tempfile.mkdtemp()
+        a, b = os.path.join(d, "a"), os.path.join(d, "b")
+        with open(a, "w") as f:
+            f.write("# comment\nCONFIG_PAHOLE_VERSION=0\nCONFIG_X=y\n# CONFIG_Y is not set\nCONFIG_Z=1\n")
+        with open(b, "w") as f:
+            f.write("CONFIG_PAHOLE_VERSION=124\nCONFIG_X=y\nCONFIG_Y=y\n")
+        self.assertEqual(icount.config_diff(a, b),
+                         "CONFIG_PAHOLE_VERSION: 0, 124; CONFIG_Y: -, y; CONFIG_Z: 1, -")
+        self.assertEqual(icount.config_diff(a, a), "")
 
 
 class Page(unittest.TestCase):
@@ -169,15 +184,34 @@ class Page(unittest.TestCase):
             page = f.read()
         self.assertIn("| **refill** | 10,100.0 | +0.0000% | 10,000.0 | +0.0000% | 1.0100 | +100.0 | within 2% |", page)
         self.assertIn("| **refill** | 10,600.0 | – | 10,000.0 | +0.0000% | 1.0600 | +600.0 | **FAIL**", page)
-        self.assertIn("The bound caught it", page)
+        self.assertIn("The bound caught it** on refill, where it passes ours.", page)
+        self.assertIn("Every path within 2% of mainline or explained below** (A/A: every kernel's "
+                      "boots counted the same instructions, to the last one)", page)
         self.assertIn("2,900 + 2,900 = 5,800 (0.52 of it)", page)
         self.assertIn("50.0 per group", page)
+        self.assertIn("mainline (same config)'s .config differs from ours in CONFIG_PAHOLE_VERSION "
+                      "(ours, mainline (same config): 0, 124): the build root's pahole version", page)
+        self.assertIn("differs from ours in CONFIG_HZ (ours, ours, slowed: 1000, 250): **a difference "
+                      "that may change the code", page)
 
     def test_slowed_passing_fails_the_run(self):
         raw, md = self.write(raw_lines(10150))
         with redirect_stderr(io.StringIO()) as err:
             self.assertEqual(icount.main(["--from", raw, "--md", md]), 1)
         self.assertIn("slowed kernel passed the bound", err.getvalue())
+
+    def test_slowed_failing_only_where_ours_fails_is_not_caught(self):
+        recs = raw_lines(10000)
+        for r in recs:
+            if r.get("type") == "phase" and r["op"] == "refill" and r["kernel"] in ("ours", "slowed"):
+                r["kernel_insns"] = 10600 * r["ops"]
+        raw, md = self.write(recs)
+        with redirect_stderr(io.StringIO()):
+            self.assertEqual(icount.main(["--from", raw, "--md", md]), 1)
+        with open(md) as f:
+            page = f.read()
+        self.assertIn("Over the bound, unexplained: refill", page)
+        self.assertIn("did not catch it", page)
 
     def test_no_end_line_refused(self):
         raw, md = self.write(raw_lines(10600)[:-1])
