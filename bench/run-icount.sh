@@ -14,7 +14,8 @@
 # and the suite's ICOUNT_* settings, passed to the guests.
 #
 # Host load changes no figure here (that is the point of -icount), only
-# the wall time: about 40-70 s a boot on this 2-core host, most of it the
+# the wall time: 27-280 s a boot on this 2-core host (2026-12-07, beside other
+# builds and guests), ours and the slowed kernel the longest: most of it the
 # 10,000 groups the switch walks, made on ours and the slowed kernel.
 set -euo pipefail
 

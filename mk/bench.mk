@@ -26,8 +26,9 @@
 #                 and configuration operation counted by a TCG plugin under
 #                 QEMU's -icount, ours and mainline twice each (A/A), then
 #                 a kernel slowed on purpose that the bound must fail
-#                 (about 7 min with the kernels built; 3 kernel builds from
-#                 ccache the first time); docs/bench-raw/icount-DATE.jsonl,
+#                 (8-10 min with the kernels built, 616 s on a busy host;
+#                 2 kernel builds from ccache the first time, mainline and the
+#                 slowed kernel); docs/bench-raw/icount-DATE.jsonl,
 #                 docs/benchmarks-icount.md (bench/run-icount.sh)
 #   bench-deps    gnuplot for the plot (bench/deps.sh)
 
