@@ -94,6 +94,12 @@ NOTES = {
               "by the switch), and its slice handout `__assign_cfs_rq_runtime` out of "
               "`__account_cfs_rq_runtime`: calls and returns, and the cap and burst "
               "accounting of the carried-over quota.",
+    "switch": "per limited group a write takes the group's bandwidth lock, credits the "
+              "periods its stopped timer missed (`__refill_cfs_bandwidth_idle_periods`, whose "
+              "`hrtimer_forward_now` reads the clock: `ktime_get`, and `read_tsc` through a "
+              "retpoline thunk, most of a group's cost in the table below) and caps the pool "
+              "(`cfs_bandwidth_settle_pools`); reading the clock once per write rather than once "
+              "per group would save most of the clock's share.",
     "wake": "the wake-up restarts the period timer and, with the series, first credits the "
             "periods it was stopped for (`__refill_cfs_bandwidth_idle_periods`, "
             "`hrtimer_forward`, the refill); the rest is the same scheduling on both kernels.",
@@ -417,12 +423,25 @@ def render(path, md):
             continue
         out += [f"### {op}", "", md_table(["function", "ours", "mainline", "ours − mainline"],
                                           func_rows(phases, op), 1), ""]
+    for op in ("three", "switch"):
+        f = func_per_op(phases, "ours", op)
+        if not f or per_op(phases, "mainline", op):
+            continue
+        top = sorted(f.items(), key=lambda x: (-x[1], x[0]))[:10]
+        out += [f"### {op} (ours only: its ten largest functions)", "",
+                md_table(["function", "ours"], [[f"`{n}`" + (" (changed)" if n in CHANGED else ""),
+                                                fmt_i(v)] for n, v in top], 1), ""]
     out += ["## What counting cannot show", "",
             "An instruction count is not time. It cannot show cache and TLB misses, branch "
             "mispredictions, or lock contention and cache-line bouncing across CPUs (the guest has "
             "one vCPU: under `-icount` a fixed shift does not bring up a second one); a path that "
             "executes the same instructions but touches more memory costs more on hardware and the "
             "same here. The time-based page measures time, with its coarser floor.", "",
+            "Nor can it stand beside the latency pages' wall-clock figures as a second column: "
+            "their cases run two worker threads on two vCPUs (bench/suite.sh), and with a fixed "
+            "shift only one vCPU boots (`shift=auto` boots two but is not deterministic), so "
+            "under `-icount` the same cases would be another machine's, with the two threads "
+            "taking turns on one CPU.", "",
             "## This run", ""]
     out.append(f"- raw data: [{os.path.basename(path)}](bench-raw/{os.path.basename(path)})")
     out.append(f"- {meta['date']}, commit {meta['commit']}; host {meta['host_cpus']} CPUs "
