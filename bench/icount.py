@@ -97,7 +97,7 @@ NOTES = {
     "switch": "per limited group a write takes the group's bandwidth lock, credits the "
               "periods its stopped timer missed (`__refill_cfs_bandwidth_idle_periods`, whose "
               "`hrtimer_forward_now` reads the clock: `ktime_get`, and `read_tsc` through a "
-              "retpoline thunk, most of a group's cost in the table below) and caps the pool "
+              "retpoline thunk, the largest share of a group's cost in the table below) and caps the pool "
               "(`cfs_bandwidth_settle_pools`); reading the clock once per write rather than once "
               "per group would save most of the clock's share.",
     "wake": "the wake-up restarts the period timer and, with the series, first credits the "
