@@ -62,7 +62,7 @@ KTEST_COMMON := lib/tap.c tests/kernel/cg.c lib/cgfile.c tests/kernel/pool.c $(M
 KTEST_SRCS := tests/kernel/burst-kernel.c $(wildcard tests/kernel/test-*.c) $(KTEST_COMMON)
 KTEST_HDRS := $(wildcard tests/kernel/*.h) $(MODEL_HDR) lib/tap.h lib/cgfile.h
 KTEST := $(B)/tests/burst-kernel
-STRESS_SRCS := tests/kernel/burst-stress.c tests/kernel/write-fuzz.c $(KTEST_COMMON)
+STRESS_SRCS := tests/kernel/burst-stress.c tests/kernel/write-fuzz.c tests/kernel/writers.c $(KTEST_COMMON)
 STRESS := $(B)/tests/burst-stress
 INITRAMFS := $(B)/tests/initramfs.cpio.gz
 

@@ -12,4 +12,15 @@
 #define WRITE_FUZZ_CHECKS	5
 void write_fuzz(long writes);
 
+/*
+ * @rounds rounds of three threads writing one group's quota (cpu.max "Q"),
+ * period (cpu.max "Q P") and burst (cpu.max.burst) at once; after each
+ * the group must hold what some order of the round's writes gives
+ * (writers.c). Reports WRITERS_CHECKS check. Needs only cpu.max.burst:
+ * valid on Debian's kernel too.
+ */
+#define WRITERS_CHECKS	1
+#define WRITERS_ROUNDS	4000
+int writers_race(long rounds);
+
 #endif
