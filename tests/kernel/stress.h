@@ -20,7 +20,7 @@ void write_fuzz(long writes);
  * valid on Debian's kernel too.
  */
 #define WRITERS_CHECKS	1
-#define WRITERS_ROUNDS	4000
+#define WRITERS_ROUNDS	20000
 int writers_race(long rounds);
 
 #endif
