@@ -117,7 +117,7 @@ kernel-mainline: $(KERNEL_MAINLINE)
 
 # --- the series on 6.12 -----------------------------------------------------
 
-# kernel/6.12: the same ten patches on Debian's linux-source-6.12
+# kernel/6.12: the same eleven patches on Debian's linux-source-6.12
 # (PORTING.md). Its guest kernel boots the same suites as the 6.1 one, in
 # its own goal: its cold build (about 31 min on two cores) does not fit
 # beside the 6.1 kernel in make test's 60 minutes. make check (and so make
