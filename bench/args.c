@@ -34,6 +34,16 @@ const char bb_usage[] =
 "  -c, --cputime USEC  CPU time per request, microseconds (default 10000)\n"
 "  -r, --runtime SEC   measured run time, seconds (default 10)\n"
 "  -w, --warmup SEC    unmeasured run before it, seconds (default 2)\n"
+"      --tail ALPHA    request sizes with a heavy tail: Pareto of shape ALPHA\n"
+"                      (above 1) whose mean is --cputime before the cap\n"
+"      --tail-max USEC the largest request --tail draws (default 100 x --cputime)\n"
+"      --seed N        which sizes --tail draws (default 1): the same options\n"
+"                      give the same sizes, request by request\n"
+"      --large N:USEC  every Nth batch's requests spin USEC instead: rare large\n"
+"                      bursts, such as a JVM's start or a GC pause\n"
+"      --latencies     add every measured request's latency, in the order the\n"
+"                      requests were due, to the JSON (\"latencies_us\", integers;\n"
+"                      -1 for one unfinished)\n"
 "  -g, --cgroup DIR    cgroup whose cpu.stat to report: a directory, absolute\n"
 "                      or relative to the cgroup2 mount (default: our own)\n"
 "  -j, --json          one JSON object on stdout instead of the table\n"
@@ -47,6 +57,11 @@ const char bb_usage[] =
 "\n"
 "Bad arguments exit with status 2.\n";
 
+#define MAX_TAIL_ALPHA	100.0
+#define MAX_LARGE_EVERY	1000000000ULL
+
+enum { OPT_TAIL = 256, OPT_TAIL_MAX, OPT_SEED, OPT_LARGE, OPT_LATENCIES };
+
 static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, 't' },
 	{ "batch", required_argument, NULL, 'b' },
@@ -56,6 +71,11 @@ static const struct option longopts[] = {
 	{ "warmup", required_argument, NULL, 'w' },
 	{ "cgroup", required_argument, NULL, 'g' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "tail", required_argument, NULL, OPT_TAIL },
+	{ "tail-max", required_argument, NULL, OPT_TAIL_MAX },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "large", required_argument, NULL, OPT_LARGE },
+	{ "latencies", no_argument, NULL, OPT_LATENCIES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -68,6 +88,43 @@ void bb_opts_default(struct bb_opts *o)
 	o->cputime_us = 10000;
 	o->runtime_s = 10;
 	o->warmup_s = 2;
+	o->seed = 1;
+}
+
+/* splitmix64: a well-mixed 64-bit value of x, so that draw k needs no state. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+uint64_t bb_request_us(const struct bb_opts *o, uint64_t k)
+{
+	double u, xm, v;
+
+	if (o->large_every && k / o->batch % o->large_every == o->large_every - 1)
+		return o->large_us;
+	if (!(o->tail_alpha > 0))
+		return o->cputime_us;
+	/* u in (0, 1]: 53 random bits, never 0 */
+	u = ((mix64(o->seed * 0x100000001b3ULL ^ mix64(k)) >> 11) + 1) * 0x1p-53;
+	xm = o->cputime_us * (o->tail_alpha - 1) / o->tail_alpha;
+	v = xm / pow(u, 1 / o->tail_alpha);
+	if (!(v < (double)o->tail_max_us))
+		return o->tail_max_us;
+	return v < 1 ? 1 : (uint64_t)(v + 0.5);
+}
+
+double bb_mean_request_us(const struct bb_opts *o, uint64_t from, uint64_t n)
+{
+	double sum = 0;
+	uint64_t k;
+
+	for (k = from; k < from + n; k++)
+		sum += bb_request_us(o, k);
+	return n ? sum / n : 0;
 }
 
 static enum bb_parse fail(char *err, size_t errlen, const char *fmt, ...)
@@ -111,6 +168,24 @@ static bool parse_num(const char *s, double min, bool min_ok, double max, double
 		return false;
 	*out = v;
 	return true;
+}
+
+/* --large N:USEC */
+static int parse_large(const char *arg, struct bb_opts *o)
+{
+	unsigned long long every, us;
+	char n[32];
+	const char *colon = strchr(arg, ':');
+
+	if (!colon || (size_t)(colon - arg) >= sizeof(n))
+		return -1;
+	memcpy(n, arg, colon - arg);
+	n[colon - arg] = '\0';
+	if (!parse_uint(n, 2, MAX_LARGE_EVERY, &every) || !parse_uint(colon + 1, 1, MAX_CPUTIME_US, &us))
+		return -1;
+	o->large_every = every;
+	o->large_us = us;
+	return 0;
 }
 
 uint64_t bb_interval_ns(unsigned int batch, double rate)
@@ -253,6 +328,32 @@ enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err,
 		case 'j':
 			o->json = true;
 			break;
+		case OPT_TAIL:
+			if (!parse_num(optarg, 1, false, MAX_TAIL_ALPHA, &o->tail_alpha))
+				return fail(err, errlen, "--tail: '%s' is not a Pareto shape above 1 and at most %.0f",
+					    optarg, MAX_TAIL_ALPHA);
+			break;
+		case OPT_TAIL_MAX:
+			if (!parse_uint(optarg, 1, MAX_CPUTIME_US, &u))
+				return fail(err, errlen,
+					    "--tail-max: '%s' is not a number of microseconds from 1 to %llu",
+					    optarg, MAX_CPUTIME_US);
+			o->tail_max_us = u;
+			break;
+		case OPT_SEED:
+			if (!parse_uint(optarg, 0, UINT64_MAX, &u))
+				return fail(err, errlen, "--seed: '%s' is not a whole number", optarg);
+			o->seed = u;
+			break;
+		case OPT_LARGE:
+			if (parse_large(optarg, o))
+				return fail(err, errlen,
+					    "--large: '%s' is not N:USEC (every Nth batch, from 2 to %llu; microseconds from 1 to %llu)",
+					    optarg, MAX_LARGE_EVERY, MAX_CPUTIME_US);
+			break;
+		case OPT_LATENCIES:
+			o->latencies = true;
+			break;
 		case 'h':
 			return BB_PARSE_HELP;
 		case ':':
@@ -267,5 +368,13 @@ enum bb_parse bb_parse_args(int argc, char **argv, struct bb_opts *o, char *err,
 		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 	if (!batch_set)
 		o->batch = o->threads;
+	if (o->tail_max_us && !(o->tail_alpha > 0))
+		return fail(err, errlen, "--tail-max: '%llu' goes with --tail",
+			    (unsigned long long)o->tail_max_us);
+	if (o->tail_alpha > 0 && !o->tail_max_us)
+		o->tail_max_us = o->cputime_us * 100 > MAX_CPUTIME_US ? MAX_CPUTIME_US : o->cputime_us * 100;
+	if (o->tail_alpha > 0 && o->tail_max_us < o->cputime_us)
+		return fail(err, errlen, "--tail-max: '%llu' is below --cputime (%llu), the mean it draws around",
+			    (unsigned long long)o->tail_max_us, (unsigned long long)o->cputime_us);
 	return check_interval(o, rate_arg, runtime_arg, err, errlen);
 }

@@ -23,9 +23,27 @@ struct bb_opts {
 	double warmup_s;	/* run before measuring, not reported */
 	bool json;
 	const char *cgroup;	/* NULL: the process's own cgroup */
+	double tail_alpha;	/* --tail: Pareto shape of request sizes; 0: every request cputime_us */
+	uint64_t tail_max_us;	/* --tail-max: the largest request --tail draws */
+	uint64_t seed;		/* --seed: which draws */
+	uint64_t large_every;	/* --large: every large_every-th batch is large; 0: none */
+	uint64_t large_us;	/* ... and its requests spin this long */
+	bool latencies;		/* --latencies: every measured request's latency in the JSON */
 };
 
 #define BB_EXIT_USAGE	2
+
+/*
+ * The CPU time request k (counted from 0, warm-up included) spins, us: a
+ * function of the options and k alone, so every run with the same options
+ * asks for the same sizes whichever worker takes which request. With
+ * --tail, a Pareto draw of shape alpha whose mean before the cap is
+ * cputime_us, at most tail_max_us (and at least 1); a request of a
+ * --large batch spins large_us instead.
+ */
+uint64_t bb_request_us(const struct bb_opts *o, uint64_t k);
+/* The mean of bb_request_us over requests from..from+n-1 (what the load asks on average). */
+double bb_mean_request_us(const struct bb_opts *o, uint64_t from, uint64_t n);
 
 enum bb_parse {
 	BB_PARSE_OK,

@@ -64,6 +64,9 @@ static struct {
 	uint64_t over_max_ns;		/* the most any request used beyond cputime */
 	uint64_t last_done;		/* CLOCK_MONOTONIC: last measured completion */
 	bool done, abandon;		/* no more requests / stop taking them */
+	int64_t *lat_by_index;		/* --latencies: measured request i's latency, ns; -1 unfinished */
+	uint64_t first_measured;	/* the index of the first measured request */
+	uint64_t nmeasured;
 } bb = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
@@ -150,11 +153,10 @@ static void record(struct worker *w, uint64_t lat)
 
 static void *worker_main(void *arg)
 {
-	uint64_t cputime_ns = bb.o.cputime_us * NSEC_PER_USEC;
 	struct worker *w = arg;
 
 	for (;;) {
-		uint64_t k, due, used, end, lat;
+		uint64_t k, due, used, end, lat, cputime_ns;
 		bool measured;
 
 		pthread_mutex_lock(&bb.lock);
@@ -168,12 +170,15 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&bb.lock);
 
 		due = bb.t0 + k / bb.o.batch * bb.interval_ns;
+		cputime_ns = bb_request_us(&bb.o, k) * NSEC_PER_USEC;
 		used = spin_cpu(cputime_ns);
 		end = bench_clock_ns(CLOCK_MONOTONIC);
 		measured = due >= bb.warm_end;
 		if (measured) {
 			lat = end - due > used ? end - due - used : 0;
 			record(w, lat);
+			if (bb.lat_by_index && k - bb.first_measured < bb.nmeasured)
+				bb.lat_by_index[k - bb.first_measured] = (int64_t)lat;
 		}
 		pthread_mutex_lock(&bb.lock);
 		/* Warm-up too: a stall there drains the pool for the window. */
@@ -316,6 +321,23 @@ static void report_json(const struct result *r)
 	json_u64("request_overrun_max_us", true, r->over_max_us);
 	printf(",");
 	json_u64("bound_usec", r->bound != UINT64_MAX, r->bound);
+	if (bb.o.tail_alpha > 0)
+		printf(",\"tail\":{\"alpha\":%g,\"max_us\":%llu,\"seed\":%llu}", bb.o.tail_alpha,
+		       (unsigned long long)bb.o.tail_max_us, (unsigned long long)bb.o.seed);
+	if (bb.o.large_every)
+		printf(",\"large\":{\"every\":%llu,\"cputime_us\":%llu}",
+		       (unsigned long long)bb.o.large_every, (unsigned long long)bb.o.large_us);
+	printf(",\"mean_request_us\":%.1f",
+	       bb_mean_request_us(&bb.o, bb.first_measured, bb.nmeasured));
+	if (bb.lat_by_index) {
+		uint64_t i;
+
+		printf(",\"latencies_us\":[");
+		for (i = 0; i < bb.nmeasured; i++)
+			printf(i ? ",%lld" : "%lld", bb.lat_by_index[i] < 0 ? -1LL :
+			       (long long)((bb.lat_by_index[i] + 500) / 1000));
+		printf("]");
+	}
 	printf("}\n");
 }
 
@@ -410,6 +432,15 @@ int main(int argc, char **argv)
 	if (nbatches <= warm_batches)
 		nbatches = warm_batches + 1;
 	measured = nbatches - warm_batches;
+	bb.first_measured = warm_batches * bb.o.batch;
+	bb.nmeasured = measured * bb.o.batch;
+	if (bb.o.latencies) {
+		bb.lat_by_index = malloc(bb.nmeasured * sizeof(*bb.lat_by_index));
+		if (!bb.lat_by_index)
+			bench_die("out of memory for %llu latencies", (unsigned long long)bb.nmeasured);
+		for (i = 0; i < bb.nmeasured; i++)
+			bb.lat_by_index[i] = -1;
+	}
 
 	w = calloc(bb.o.threads, sizeof(*w));
 	if (!w)

@@ -193,6 +193,68 @@ static void test_rate_bound(void)
 	       BB_PARSE_ERROR, "one in its last digit below it (0.428571) is refused");
 }
 
+/*
+ * Request sizes. Pareto of shape a with mean m: scale m (a - 1) / a, and
+ * P(X > x) = (scale / x)^a; capped at c its mean is
+ * m - scale^a c^(1 - a) / (a - 1): for a = 1.5, m = 10 ms, c = 1 s,
+ * 10 - 2 x (10/3)^1.5 / sqrt(1000) = 9.615 ms; one draw in a hundred is
+ * above scale x 100^(1/a) = 71.8 ms.
+ */
+static void test_sizes(void)
+{
+	struct bb_opts o, again;
+	uint64_t k, above = 0, n = 1000000, same = 0;
+	double mean;
+
+	tap_ok(parse(&o, ARGS("--tail", "1.5", "--cputime", "10000", "--tail-max", "1000000", "--seed", "7",
+			      "--large", "50:400000", "--latencies")) == BB_PARSE_OK &&
+	       o.tail_alpha == 1.5 && o.tail_max_us == 1000000 && o.seed == 7 && o.large_every == 50 &&
+	       o.large_us == 400000 && o.latencies,
+	       "--tail, --tail-max, --seed, --large and --latencies are taken");
+	o.large_every = 0;
+	mean = bb_mean_request_us(&o, 0, n);
+	for (k = 0; k < n; k++)
+		above += bb_request_us(&o, k) > 71800;
+	tap_ok(mean > 9615 * 0.98 && mean < 9615 * 1.02, "--tail 1.5: the capped mean is 9.615 ms within 2%% (%.0f us)",
+	       mean);
+	tap_ok(above > n / 100 * 0.95 && above < n / 100 * 1.05,
+	       "--tail 1.5: 1%% of draws above 71.8 ms, within 5%% of it (%llu of %llu)",
+	       (unsigned long long)above, (unsigned long long)n);
+	parse(&again, ARGS("--tail", "1.5", "--cputime", "10000", "--tail-max", "1000000", "--seed", "7"));
+	for (k = 0; k < 1000; k++)
+		same += bb_request_us(&o, k) == bb_request_us(&again, k);
+	tap_ok(same == 1000, "--tail: the same options draw the same sizes, request by request");
+	again.seed = 8;
+	for (same = 0, k = 0; k < 1000; k++)
+		same += bb_request_us(&o, k) == bb_request_us(&again, k);
+	tap_ok(same < 100, "--tail: another --seed draws other sizes (%llu of 1000 equal)", (unsigned long long)same);
+	for (k = 0; k < n && bb_request_us(&o, k) < 1000000; k++)
+		;
+	tap_ok(k < n && bb_request_us(&o, k) == 1000000, "--tail: the cap is drawn, never exceeded");
+
+	parse(&o, ARGS("--large", "4:30000", "--cputime", "2000", "--threads", "2"));
+	tap_ok(bb_request_us(&o, 0) == 2000 && bb_request_us(&o, 5) == 2000 && bb_request_us(&o, 6) == 30000 &&
+	       bb_request_us(&o, 7) == 30000 && bb_request_us(&o, 8) == 2000 && bb_request_us(&o, 14) == 30000,
+	       "--large 4:30000 with batches of 2: batches 3, 7, ... (requests 6-7, 14-15) are large");
+	tap_ok(parse(&o, ARGS("--tail", "1.5", "--cputime", "2000")) == BB_PARSE_OK && o.tail_max_us == 200000,
+	       "--tail-max defaults to 100 x --cputime");
+
+	bad("--tail", "1");
+	bad("--tail", "0.5");
+	bad("--tail", "abc");
+	bad("--tail-max", "0");
+	bad("--seed", "-1");
+	bad("--large", "1:5000");
+	bad("--large", "10");
+	bad("--large", "10:0");
+	bad("--large", "x:100");
+	tap_ok(parse(&o, ARGS("--tail-max", "5000")) == BB_PARSE_ERROR && strstr(err, "goes with --tail"),
+	       "--tail-max without --tail is refused");
+	tap_ok(parse(&o, ARGS("--tail", "2", "--cputime", "5000", "--tail-max", "4000")) == BB_PARSE_ERROR &&
+	       strstr(err, "--tail-max: '4000'") && strstr(err, "5000"),
+	       "--tail-max below --cputime is refused, naming both");
+}
+
 void test_args(void)
 {
 	test_defaults();
@@ -200,4 +262,5 @@ void test_args(void)
 	test_bad();
 	test_interval();
 	test_rate_bound();
+	test_sizes();
 }

@@ -30,6 +30,14 @@
 #                 2 kernel builds from ccache the first time, mainline and the
 #                 slowed kernel); docs/bench-raw/icount-DATE.jsonl,
 #                 docs/benchmarks-icount.md (bench/run-icount.sh)
+#   bench-frontier  where a burst above quota wins, ties or loses against
+#                 mainline at its best setting for the same long-run share:
+#                 four loads at three shares each, ours at 100 ms with the
+#                 burst burstctl advise finds, mainline swept over periods of
+#                 10 ms to 1 s with burst = quota, under QEMU's -icount on one
+#                 vCPU (host load cannot move a figure, so two boots run at
+#                 once), 2 rounds; docs/bench-raw/frontier-DATE.jsonl,
+#                 docs/benchmarks-frontier.md and .png (bench/run-frontier.sh)
 #   bench-deps    gnuplot for the plot (bench/deps.sh)
 
 BENCH_DIR := $(B)/bench
@@ -42,6 +50,7 @@ BENCH_TEST_SRCS := bench/test-main.c bench/test-stats.c bench/test-args.c \
 BENCH_SUITE := $(BENCH_DIR)/bench-suite
 COSTBENCH := $(BENCH_DIR)/costbench
 COST_SUITE := $(BENCH_DIR)/cost-suite
+FRONTIER_SUITE := $(BENCH_DIR)/frontier-suite
 BENCH_INITRAMFS := $(BENCH_DIR)/initramfs.cpio.gz
 
 # The tests run under UBSan: an out-of-range float-to-integer conversion (a
@@ -61,8 +70,8 @@ ICOUNT_INITRAMFS := $(ICOUNT_DIR)/initramfs.cpio.gz
 SLOWED_DIFF := kernel/slowed/refill-extra-work.diff
 KERNEL_SLOWED := $(B)/kernel/bzImage-slowed
 
-.PHONY: burstbench check-bench check-bench-runner bench bench-kernel bench-cost bench-icount bench-deps \
-	icount-header-force
+.PHONY: burstbench check-bench check-bench-runner bench bench-kernel bench-cost bench-icount bench-frontier \
+	bench-deps icount-header-force
 
 bench-deps:
 	@bench/deps.sh
@@ -94,6 +103,7 @@ check-bench: $(BENCH_TEST) $(BURSTBENCH) $(BURSTCTL)
 	@BURSTBENCH=$(BURSTBENCH) BURSTCTL=$(BURSTCTL) python3 bench/test_report.py
 	@python3 bench/test_cost.py
 	@python3 bench/test_icount.py
+	@python3 bench/test_frontier.py
 
 # The kernel runner with a stand-in QEMU runner and burstbench (about a
 # minute of process start-ups): run before every bench-kernel, not in make
@@ -109,9 +119,15 @@ $(COST_SUITE): bench/cost-suite.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-# One initramfs for both kernel benchmarks.
-$(BENCH_INITRAMFS): $(BURSTBENCH) $(BENCH_SUITE) $(COSTBENCH) $(COST_SUITE) tests/qemu/init tests/qemu/mkinitramfs.sh
-	@tests/qemu/mkinitramfs.sh $@ $(BURSTBENCH) $(BENCH_SUITE) $(COSTBENCH) $(COST_SUITE)
+$(FRONTIER_SUITE): bench/frontier-suite.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+# One initramfs for the kernel benchmarks; the frontier records its loads
+# with burstctl and asks it for their bursts in the guest.
+$(BENCH_INITRAMFS): $(BURSTBENCH) $(BENCH_SUITE) $(COSTBENCH) $(COST_SUITE) $(FRONTIER_SUITE) $(BURSTCTL) \
+		tests/qemu/init tests/qemu/mkinitramfs.sh
+	@tests/qemu/mkinitramfs.sh $@ $(BURSTBENCH) $(BENCH_SUITE) $(COSTBENCH) $(COST_SUITE) $(FRONTIER_SUITE) $(BURSTCTL)
 
 # Not a test: prints figures and never fails on a missed target; it fails on
 # figures it cannot stand behind (a run short of its samples, a failed boot).
@@ -124,6 +140,12 @@ bench-kernel: $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(BENCH_INITRAMFS) $(BURS
 bench-cost: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) | bench-deps
 	@bench/run-cost.sh $(KERNEL) $(KERNEL_MAINLINE) $(GUEST_FRAGMENT) \
 		$(BENCH_INITRAMFS) $(BENCH_DIR)/cost-results
+
+# Not a test: figures only. -icount makes the guests' time the instructions
+# they execute, so it needs no quiet host.
+bench-frontier: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) | bench-deps
+	@bench/run-frontier.sh $(KERNEL) $(KERNEL_MAINLINE) $(GUEST_FRAGMENT) \
+		$(BENCH_INITRAMFS) $(BENCH_DIR)/frontier-results
 
 # Not a test either; not part of `make test`.
 bench: $(KERNEL) $(KERNEL_MAINLINE) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD) $(BURSTCTL) check-bench-runner | bench-deps
