@@ -27,12 +27,15 @@ boot stock "$stock" "$stock_initrd" stock
 
 echo
 echo "What burst does this service need? burstctl record traced it without a limit on our"
-echo "kernel; burstctl advise replays the trace through the model of the refill rule:"
+echo "kernel; burstctl advise replays the trace through the model of the refill rule, then"
+echo "through mainline's rules (burst at most quota, any period) for the same share:"
 echo
 sed -n 's/^DEMO-ADVISE|/    /p' "$out/ours.txt"
 echo
 echo "A request every 400 ms needing 30 ms of CPU (0.075 CPU on average), 10 requests,"
 echo "in a podman container; delay = time a request waited beyond its own 30 ms of CPU."
+echo "quota 25ms/250ms + burst 25ms: what a kernel capped at quota can do for the same"
+echo "0.1 CPU and the same 50 ms pool as quota + burst 40ms, with a longer period."
 echo
 cat "$out/ours.txt" "$out/stock.txt" | awk -F'|' '
 	function f(k,   m) { return match($5, " " k "=[-0-9]+") ? substr($5, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "?" }

@@ -34,7 +34,7 @@ done
 if grep -q '^kernel  *container' <<<"$text"; then
 	table=$(sed -n '/^kernel  *container/,$p' <<<"$text")
 	for kernel in "ours (burst-cfs)" "Debian stock"; do
-		rows=("no limit" "quota 10ms/100ms" "quota + burst 40ms" "quota + advised burst")
+		rows=("no limit" "quota 10ms/100ms" "quota + burst 40ms" "quota 25ms/250ms + burst 25ms" "quota + advised burst")
 		[[ $kernel == Debian* ]] && rows+=("quota + burst 10ms (stock max)")
 		for row in "${rows[@]}"; do
 			check "$kernel, container: the row '$row'" grep -qE "^$(re "$kernel") +$(re "$row") +([0-9]+ ms|-) +([0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+|refused: .+)$" <<<"$table"

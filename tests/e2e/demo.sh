@@ -5,7 +5,9 @@
 # podman with no limit, with a 0.1 CPU quota (10 ms / 100 ms) and without
 # burst, and with the burst the workload needs (40 ms; on Debian's stock
 # kernel crun refuses it, and the most that kernel allows is the quota);
-# then asks burstctl what burst it needs and runs it with that.
+# then the same share and pool with a longer period and burst = quota (what
+# a capped kernel allows); then asks burstctl what burst it needs and runs
+# it with that.
 # One "DEMO|..." line per run on stdout (ttyS1), then "DEMO-END";
 # scripts/image-demo.sh turns them into a table.
 set -uo pipefail
@@ -66,6 +68,10 @@ row "quota + burst 40ms" 40000 --cpu-quota 10000 --cpu-period 100000 --annotatio
 if [[ $kernel == stock ]]; then
 	row "quota + burst 10ms (stock max)" 10000 --cpu-quota 10000 --cpu-period 100000 --annotation run.oci.cpu.burst=10ms
 fi
+# What a user of a kernel capped at quota would try instead: the same 0.1
+# CPU and the same 50 ms pool as quota + burst 40ms, on a longer period
+# with burst = quota. Both kernels run it: it needs nothing of the series.
+row "quota 25ms/250ms + burst 25ms" 25000 --cpu-quota 25000 --cpu-period 250000 --cpu-burst 25000
 
 # What burst does this service need? Record it running without a limit,
 # from its warm-up (which covers podman's return and burstctl's lookup)
