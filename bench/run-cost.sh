@@ -1,7 +1,8 @@
 #!/bin/bash
 # What the series costs (make bench-cost): bench/cost-suite.sh on our kernel
 # and on mainline built with the same config, booted in rounds: ours,
-# mainline, mainline again (COST_REPS rounds, 5 by default). The second
+# mainline, mainline again, the order reversed every other round (COST_REPS
+# rounds, 5 by default). The second
 # mainline boot runs what the first does: mainline against itself, its
 # spread is the noise floor the ours/mainline ratios are read against. Every
 # result, with the kernel, its image and the boot's host pressure, goes into
@@ -74,7 +75,10 @@ record --str type=bench --num format=1 --str generator="make bench-cost" "${benc
 echo "bench-cost: $reps rounds of ${boots[*]}: $(( reps * ${#boots[@]} )) boots, about $(( (left_s + 30) / 60 )) min on a quiet host"
 start=$(date +%s) boots_ms=0 nboot=0 best_rate=""
 for rep in $(seq 1 "$reps"); do
-	for k in "${boots[@]}"; do
+	# The boot order alternates across rounds: the A/A boot is not always last.
+	order=("${boots[@]}")
+	((rep % 2)) || mapfile -t order < <(printf '%s\n' "${boots[@]}" | tac)
+	for k in "${order[@]}"; do
 		nboot=$((nboot + 1))
 		for try in 1 2 3; do
 			wait_quiet

@@ -2,9 +2,9 @@
 # The latency benchmark, in rounds: our kernel, the same tree without the
 # series built with the same config ("mainline", the comparator that differs
 # from ours by the series alone) and Debian's packaged kernel, booted in
-# rounds: ours, mainline, stock, ours, mainline, stock, ... (BENCH_REPS
-# rounds, 3 by default), so a host that drifts over the half hour drifts
-# under every kernel alike. Each boot runs every case for its kernel once
+# rounds: ours, mainline, stock, then stock, mainline, ours, ... (BENCH_REPS
+# rounds, 3 by default, the order reversed every other round), so a host
+# that drifts over the half hour drifts under every kernel alike. Each boot runs every case for its kernel once
 # (bench/suite.sh), in one of two setups:
 #   kernel  make bench-kernel: the initramfs guest, /tests/bench-suite in
 #           bare cgroups, no podman, no systemd; every case
@@ -199,7 +199,11 @@ nboots=$(( reps * ${#kernels[@]} ))
 echo "bench-$setup: $reps rounds of ${kernels[*]}: $nboots boots, $(( reps * runs_total )) runs of at least $BENCH_MIN_REQUESTS requests; about $(( (left_s + 30) / 60 )) min on a quiet host"
 start=$(date +%s) boots_ms=0 nboot=0
 for rep in $(seq 1 "$reps"); do
-	for k in "${kernels[@]}"; do
+	# The boot order alternates across rounds: no kernel is always first
+	# (a fresh host) or always last.
+	order=("${kernels[@]}")
+	((rep % 2)) || mapfile -t order < <(printf '%s\n' "${kernels[@]}" | tac)
+	for k in "${order[@]}"; do
 		nboot=$((nboot + 1))
 		for try in 1 2; do
 			wait_quiet
