@@ -32,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -532,6 +533,15 @@ def discarded_table(discards):
                      "p99 µs", "max µs"], rows, right_from=3)
 
 
+# The comparison the pages lead with: at the same long-run share and the
+# same pool, mainline given a longer period (what its user can do) against
+# ours with a burst above the quota. Capped at burst = quota, mainline's only
+# setting at our period, is its worst for this load: a control, not a result.
+STRETCHED, OURS_BURST = ("mainline", "s2-stretched"), ("ours", "s2-burst")
+STRETCHED_ROW = ("scenario 2, the result, the same share and pool: p99 mainline (same config), "
+                 "period doubled, 20 ms per 100 ms with burst = quota (a 40 ms pool, what mainline "
+                 "allows for 0.2 CPU) / p99 ours, 10 ms per 50 ms with burst 30 ms")
+
 # (what, numerator case, denominator case, target, test): every ratio is p99
 # over p99, per repetition (ratio_spread).
 RATIOS = [
@@ -540,25 +550,24 @@ RATIOS = [
     ("(context) scenario 1, ours: p99 quota without burst / p99 no limit, "
      "about the most the first ratio can show on this guest",
      ("ours", "s1-quota"), ("ours", "s1-nolimit"), None, None),
-    ("scenario 2: p99 mainline (same config), burst capped at quota / p99 ours, burst 30 ms",
-     ("mainline", "s2-capped"), ("ours", "s2-burst"), "≥ 5", lambda v: v >= 5),
-    ("scenario 2: p99 Debian's kernel, burst capped at quota / p99 ours, burst 30 ms",
-     ("stock", "s2-capped"), ("ours", "s2-burst"), "≥ 5", lambda v: v >= 5),
-    ("scenario 2, the same share and pool: p99 mainline (same config), period doubled, "
-     "20 ms per 100 ms with burst = quota (a 40 ms pool, what mainline allows for 0.2 CPU) "
-     "/ p99 ours, 10 ms per 50 ms with burst 30 ms",
-     ("mainline", "s2-stretched"), ("ours", "s2-burst"), None, None),
+    (STRETCHED_ROW, STRETCHED, OURS_BURST, None, None),
+    ("(control) scenario 2, mainline at its worst setting for this load: p99 mainline (same "
+     "config), burst capped at quota / p99 ours, burst 30 ms",
+     ("mainline", "s2-capped"), OURS_BURST, "≥ 5", lambda v: v >= 5),
+    ("(control) scenario 2, Debian's kernel at its worst setting for this load: p99 Debian's "
+     "kernel, burst capped at quota / p99 ours, burst 30 ms",
+     ("stock", "s2-capped"), OURS_BURST, "≥ 5", lambda v: v >= 5),
     ("(control) scenario 2, ours: p99 burst = quota / p99 burst 30 ms: the setting alone",
-     ("ours", "s2-capped"), ("ours", "s2-burst"), None, None),
+     ("ours", "s2-capped"), OURS_BURST, None, None),
     ("(control) scenario 2, burst = quota: p99 ours / p99 mainline (same config): "
      "the series alone, where mainline works too",
      ("ours", "s2-capped"), ("mainline", "s2-capped"), None, None),
     ("scenario 1, ours: p99 with burst / p99 no limit",
      ("ours", "s1-burst"), ("ours", "s1-nolimit"), "≤ 1.5", lambda v: v <= 1.5),
     ("scenario 2, ours: p99 with burst / p99 no limit",
-     ("ours", "s2-burst"), ("ours", "s2-nolimit"), "≤ 1.5", lambda v: v <= 1.5),
+     OURS_BURST, ("ours", "s2-nolimit"), "≤ 1.5", lambda v: v <= 1.5),
     ("scenario 3, control: p99 burst switched off / p99 burst on (scenario 2, ours)",
-     ("ours", "s3-burst-off"), ("ours", "s2-burst"), "> 1 (burst off throttles)", lambda v: v > 1),
+     ("ours", "s3-burst-off"), OURS_BURST, "> 1 (burst off throttles)", lambda v: v > 1),
 ]
 
 
@@ -643,14 +652,197 @@ def samples_text(data):
                  f"that lie above its p99 may come from as few as {math.ceil(above / b)} "
                  f"batches: a run's p99 rests on that many independent tail events, and the "
                  f"repetitions multiply them, not the requests. ")
+        k = n // b
+        # The widest interval a sample of k gives for its p99, its smallest to
+        # its largest value, misses the true p99 with probability 0.99^k + 0.01^k.
+        cover = 1 - 0.99 ** k - 0.01 ** k
+        need = math.ceil(math.log(0.05) / math.log(0.99))
+        if cover < 0.95:
+            text += (f"Even counted as independent, a run's {k} batches are too few for a "
+                     f"two-sided 95 % interval of p99 from inside the run: the widest one, from "
+                     f"its smallest value to its largest, covers the true p99 with probability "
+                     f"1 − 0.99^{k} = {cover:.2f} (95 % needs {need} batches). ")
     if reps == [1]:
         text += "Each case ran once; ratios are of single runs."
     else:
         text += (f"Each case ran {' or '.join(map(str, reps))} times (repetitions); a table "
                  f"cell is the median over the repetitions and, in brackets, the smallest and "
-                 f"the largest, and a ratio is computed per repetition (see Ratios) and "
+                 f"the largest (a range, not an error bar), and a ratio is computed per repetition (see Ratios) and "
                  f"summarised the same way.")
     return text
+
+
+def ratio_text(s):
+    return fmt_spread(s, lambda v: f"{v:.2f}")
+
+
+def headline(data):
+    """The page's result, first: at the same share and pool, mainline's
+    stretched period against ours' burst above quota (STRETCHED / OURS_BURST),
+    with its range and what it means; then the capped comparison as the
+    control it is; then what the brackets are and where the frontier page
+    looks further. Every figure from the runs."""
+    cases = data.cases()
+    ours, theirs = cases.get(OURS_BURST), cases.get(STRETCHED)
+    out = "**The result.** "
+    s, pairs, why = ratio_spread(theirs or [], ours or [])
+    if s is None:
+        out += ("This run has no same-share comparison (mainline's `s2-stretched` against "
+                f"ours' `s2-burst`: {why}), so it says nothing about a gain over a mainline "
+                "user who stretches the period; the capped rows of the ratios are controls. ")
+    else:
+        o, t = ours[0], theirs[0]
+        share = {k: Fraction(r["quota_us"], r["period_us"]) for k, r in (("o", o), ("t", t))}
+        pool = {k: (r["quota_us"] + r["burst_us"]) // 1000 for k, r in (("o", o), ("t", t))}
+        same = ("the same long-run share ({:g} CPU) and the same {} ms pool".format(
+                    float(share["o"]), pool["o"])
+                if share["o"] == share["t"] and pool["o"] == pool["t"] else
+                "**a different share or pool** (ours {:g} CPU, {} ms; mainline {:g} CPU, {} ms)".format(
+                    float(share["o"]), pool["o"], float(share["t"]), pool["t"]))
+        med, lo, hi = s
+        lower = sum(1 for _, v in pairs if v > 1)
+        out += (f"At {same}, mainline given a longer period (`s2-stretched`: "
+                f"{t['quota_us'] // 1000} ms per {t['period_us'] // 1000} ms, burst = quota) "
+                f"against ours with a burst above the quota (`s2-burst`: {o['quota_us'] // 1000} ms "
+                f"per {o['period_us'] // 1000} ms, burst {o['burst_us'] // 1000} ms): p99 mainline "
+                f"/ p99 ours = **{ratio_text(s)}** (the median of {len(pairs)} per-round ratios "
+                f"[smallest–largest]; above 1 ours is the lower; the p99s: mainline "
+                f"{ms_spread(theirs)}, ours {ms_spread(ours)}). Ours' p99 was the lower in "
+                f"{lower} of {len(pairs)} rounds. ")
+        if lo > 1:
+            out += ("Ours was the lower in every round: on this load the series shows a gain "
+                    f"over a mainline user who stretches the period, of {med:.2f}× at the "
+                    f"median, on {len(pairs)} rounds. ")
+        elif hi < 1:
+            out += ("Mainline was the lower in every round: on this load the series shows no "
+                    "gain over a mainline user who stretches the period; that user does better. ")
+        else:
+            out += ("The range holds 1: on this load the series shows no gain over a mainline "
+                    "user who stretches the period. ")
+    capped, cwhy = ratio_spread(cases.get(("mainline", "s2-capped"), []), ours or [])[0::2]
+    if capped is not None:
+        out += ("**The control**, not the result: against mainline capped at burst = quota, the "
+                "only setting mainline accepts at our period and its worst for this load, the "
+                f"ratio is {ratio_text(capped)}; it compares ours with mainline given our "
+                "configuration, not with what a mainline user would choose. ")
+    reps = sorted({len(recs) for recs in cases.values()})
+    out += (f"Brackets are the smallest and largest of {' or '.join(map(str, reps))} rounds: a "
+            "range, not an error bar or a confidence interval. Where a burst above the quota "
+            "wins against mainline's best setting for the same share, if anywhere, is what "
+            "`make bench-frontier` measures: [benchmarks-frontier.md](benchmarks-frontier.md).")
+    return out
+
+
+def ms_spread(recs):
+    return fmt_spread(pct_spread(recs, "p99")[0], lambda v: f"{v / 1000:.1f}") + " ms"
+
+
+def minutes(seconds):
+    return f"{round(seconds / 60)} min ({seconds:,} s)"
+
+
+def run_count_text(data):
+    """What ran, counted from the raw file: each kernel's cases, the counted
+    runs and boots, the boots booted again and tries run again, the time."""
+    cases = data.cases()
+    per = []
+    for k in data.kernels():
+        runs = sorted((run for kk, run in cases if kk == k),
+                      key=lambda r: ORDER.index(r) if r in ORDER else 99)
+        per.append((KERNEL_NAMES.get(k, k), runs))
+    listing = [f"{name}{' ran' if i == 0 else ''} {len(runs)} case{'s' if len(runs) != 1 else ''} "
+               f"({', '.join(runs)})" for i, (name, runs) in enumerate(per)]
+    listing = (", ".join(listing[:-1]) + " and " + listing[-1]) if len(listing) > 1 else "".join(listing)
+    counted = [b for b in data.boots if b.get("counted", 1)]
+    again = len(data.boots) - len(counted)
+    retried = sum(1 for d in data.discards if d.get("why", "host stall") == "host stall")
+    out = (f"Here, in each round, {listing}: {len(data.runs)} counted runs in {len(counted)} "
+           f"boot{'s' if len(counted) != 1 else ''}")
+    if again:
+        out += f", and {again} boot{'s' if again != 1 else ''} booted again"
+    if retried:
+        out += f"; {retried} tr{'ies' if retried != 1 else 'y'} run again after a host stall"
+    end = data.end or {}
+    if isinstance(end.get("boots_s"), (int, float)):
+        out += f". The boots took {minutes(end['boots_s'])} on this {data.meta.get('host_cpus', '?')}-core host"
+        if isinstance(data.meta.get("estimate_s"), (int, float)):
+            out += (f"; the runner estimated {minutes(data.meta['estimate_s'])} before the "
+                    "first boot, by the arithmetic in `bench/run-latency.sh`")
+    return out + "."
+
+
+def windows_text(data):
+    """Each scenario's measured window, from the runs."""
+    windows = {}
+    for r in data.runs:
+        windows.setdefault(r["scenario"], set()).add(r["result"]["runtime_s"])
+    parts = [f"{'/'.join(f'{v:.1f}' for v in sorted(w))} s" + (f" for scenario {sc}" if len(windows) > 1 else "")
+             for sc, w in sorted(windows.items())]
+    return ", ".join(parts)
+
+
+def overrun_text(data):
+    """The stall rule's threshold against the overruns the counted runs show."""
+    stall = int(data.meta.get("stall_us", 20000)) / 1000
+    runs = [r for r in data.runs if r["result"].get("request_overrun_max_us") is not None]
+    if not runs:
+        return f"Its threshold is {stall:g} ms; these runs did not report their overruns."
+    worst = max(runs, key=lambda r: r["result"]["request_overrun_max_us"])
+    w = worst["result"]["request_overrun_max_us"] / 1000
+    med = statistics.median(r["result"]["request_overrun_max_us"] for r in runs) / 1000
+    out = (f"The counted runs' largest overrun is {w:.1f} ms ({worst['kernel']} {worst['run']}, "
+           f"repetition {worst['rep']}), their median {med:.1f} ms over {len(runs)} runs")
+    if w <= stall:
+        return out + (f": the {stall:g} ms threshold is above every counted run, "
+                      f"{stall - w:.1f} ms above the largest.")
+    return out + (f": above the {stall:g} ms threshold, a second try, which counts whatever "
+                  "it shows.")
+
+
+# Without burst, scenario 1's throttled request waits at most for the rest of
+# its period: 100 ms less the 35 ms in which 2 vCPUs use a 70 ms quota.
+S1_WAIT_MS = 65
+
+
+def nolimit_text(data):
+    """The no-limit runs' p99s (the guest's wake-up tail) and scenario 1's
+    ceiling on its ratio: S1_WAIT_MS over the no-limit p99 at the median."""
+    cases = data.cases()
+    p99s = [r["result"]["latency_us"]["p99"] for r in data.runs
+            if r["quota_us"] is None and supported("p99", r["result"]["requests"])]
+    if not p99s:
+        return "no no-limit run here to measure it", "not measured here"
+    span = f"{min(p99s) / 1000:.1f}–{max(p99s) / 1000:.1f} ms" if min(p99s) != max(p99s) \
+        else f"{p99s[0] / 1000:.1f} ms"
+    s1 = pct_spread(cases.get(("ours", "s1-nolimit"), []), "p99")[0]
+    if s1 is None:
+        return f"{span} at p99 in this run's no-limit runs", "not measured here"
+    return (f"{span} at p99 in this run's no-limit runs",
+            f"about {S1_WAIT_MS * 1000 / s1[0]:.0f} ({S1_WAIT_MS} ms over the scenario 1 "
+            f"no-limit p99's median, {s1[0] / 1000:.1f} ms)")
+
+
+def scenarios_of(data):
+    return {r["scenario"] for r in data.runs}
+
+
+def conditionals(text, data):
+    """Keep the template's "@IF sN@ ... [@ELSE@ ...] @ENDIF@" blocks (each
+    marker on a line of its own, no nesting) by whether the runs have
+    scenario N: a page never describes results of a scenario it lacks."""
+    have = {f"s{n}" for n in scenarios_of(data)}
+
+    def pick(m):
+        if m.group(1) not in {"s1", "s2", "s3"}:
+            raise BenchError(f"template: unknown condition @IF {m.group(1)}@")
+        return m.group(2) if m.group(1) in have else (m.group(3) or "")
+    out = re.sub(r"^@IF (\S+)@\n(.*?)(?:^@ELSE@\n(.*?))?^@ENDIF@\n", pick, text,
+                 flags=re.S | re.M)
+    # A dropped paragraph leaves its blank lines behind.
+    out = re.sub(r"\n{3,}", "\n\n", out)
+    if re.search(r"^@(IF|ELSE|ENDIF)\b", out, re.M):
+        raise BenchError("template: an @IF@ block without its @ENDIF@")
+    return out
 
 
 def run_lines(data, md):
@@ -770,7 +962,7 @@ def plot(data, png):
               f'set output "{png}"',
               f"set multiplot layout 1,{len(panels)} title "
               f'"burstbench latency beyond CPU time, QEMU TCG, 2 vCPUs; median of {reps}, '
-              f'bars min–max; n/a percentiles left out"',
+              f'bars min–max (a range, not an error bar); n/a percentiles left out"',
               "set logscale y", "set format y '10^{%L}'", "set grid ytics mytics",
               "set ylabel 'latency (µs)'",
               "set key below font ',8' maxrows 3", "set yrange [100:*]", "set offsets 0.3, 0.3, 0, 0"]
@@ -822,10 +1014,16 @@ def tables(data):
                 "pool the model says covers every batch.", ""]
         emulator, unexplained, lines = needless_causes(cases)
         if lines:
-            out += [f"Each needless throttle, put down to what its run measured "
-                    f"(`needless_causes`): **{emulator:,}** to the emulator, a request charged "
-                    f"a stall larger than the pool's spare over a batch; **{unexplained:,}** "
-                    "unexplained by a measured stall.", ""] + lines + [""]
+            out += [f"Each needless throttle set beside what its run measured "
+                    f"(`needless_causes`): **{emulator:,}** in runs where some request was "
+                    f"charged a stall larger than the pool's spare over a batch, which the "
+                    f"emulator could explain; **{unexplained:,}** in runs with no such stall, "
+                    "unexplained. The rule is loose: it compares the run's largest stall, "
+                    "wherever in the run it fell, with the spare, so one stall 'explains' "
+                    "every throttle of its run, none tied to a throttle in time; and its "
+                    "allowance for what the other CPUs' runqueues keep was added after the "
+                    "runs of 2026-12-06 had been seen. Read \"the emulator\" below as a "
+                    "stall that could explain them, not as a cause shown.", ""] + lines + [""]
     if data.discards:
         out += ["### Discarded tries and boots", "",
                 "Tries run again because the host stalled a request, and runs of boots booted "
@@ -836,21 +1034,51 @@ def tables(data):
     return "\n".join(out).rstrip() + "\n"
 
 
+def page(data, template_text, setup_text, generator, md, png, body, ratios):
+    """The page: the template with the setup's text, its conditional blocks
+    kept or dropped by the runs' scenarios, and every @KEY@ replaced by what
+    the runs give. A key the report does not know is an error, so no
+    placeholder reaches a page and no figure stays template prose."""
+    doc = conditionals(template_text.replace("@SETUP@", setup_text.rstrip()), data)
+    p99s, ceiling = nolimit_text(data)
+    values = {
+        "RUN": lambda: "\n".join(f"- {line}" for line in run_lines(data, md)),
+        "SAMPLES": lambda: samples_text(data),
+        "TABLES": lambda: body.rstrip(),
+        "RATIOS": lambda: ratios.rstrip(),
+        "GENERATOR": lambda: generator,
+        "PNG": lambda: os.path.basename(png),
+        "HEADLINE": lambda: headline(data),
+        "RUNCOUNT": lambda: run_count_text(data),
+        "WINDOWS": lambda: windows_text(data),
+        "INTERVALS": lambda: ", ".join(f"{v:g} ms" for v in sorted(
+            {round(r["result"]["batch"] / r["result"]["rate"] * 1000) for r in data.runs})),
+        "FLOOR": lambda: f"{int(data.meta.get('min_requests') or 0):,}",
+        "WARMUP": lambda: f"{data.meta.get('warmup_s', '?'):g} s",
+        "ROUNDS": lambda: str(data.meta.get("repetitions", "?")),
+        "STALL": lambda: f"{int(data.meta.get('stall_us', 20000)) / 1000:g} ms",
+        "OVERRUN": lambda: overrun_text(data),
+        "NOLIMIT_P99": lambda: p99s,
+        "S1_CEILING": lambda: ceiling,
+    }
+
+    def value(m):
+        if m.group(1) not in values:
+            raise BenchError(f"template: unknown placeholder @{m.group(1)}@")
+        return values[m.group(1)]()
+    # One pass: what a value brings in (a table, a command line) is not scanned again.
+    return re.sub(r"@([A-Z][A-Z0-9_]*)@", value, doc)
+
+
 def render(data, template, setup, generator, md, png):
     body = tables(data)
     ratios = ratio_rows(data) + "\n"
     print(body)
     print("### Ratios\n")
     print(ratios)
+    with open(template) as f, open(setup) as g:
+        doc = page(data, f.read(), g.read(), generator, md, png, body, ratios)
     plotted = plot(data, png)
-    with open(template) as f:
-        doc = f.read()
-    with open(setup) as f:
-        doc = doc.replace("@SETUP@", f.read().rstrip())
-    run = "\n".join(f"- {line}" for line in run_lines(data, md))
-    doc = doc.replace("@RUN@", run).replace("@SAMPLES@", samples_text(data))
-    doc = doc.replace("@TABLES@", body.rstrip()).replace("@RATIOS@", ratios.rstrip())
-    doc = doc.replace("@GENERATOR@", generator).replace("@PNG@", os.path.basename(png))
     with open(md, "w") as f:
         f.write(doc)
     print(f"report: wrote {md}" + (f" and {png}" if plotted else " (no plot)"))

@@ -23,6 +23,7 @@ import report  # noqa: E402
 SUITE = os.path.join(HERE, "suite.sh")
 TEMPLATE = os.path.join(HERE, "benchmarks.md.in")
 SETUP = os.path.join(HERE, "setup-kernel.md")
+SETUP_IMAGE = os.path.join(HERE, "setup-image.md")
 
 
 def result(requests=502, p99=5000.0, scale=1.0, runtime_s=52.605, max_us=None):
@@ -48,6 +49,7 @@ CASES = {  # run: (scenario, quota, period, burst, kernels)
     "s2-nolimit": (2, None, 50000, 0, ["ours"]),
     "s2-capped": (2, 10000, 50000, 10000, ["ours", "mainline", "stock"]),
     "s2-burst": (2, 10000, 50000, 30000, ["ours"]),
+    "s2-stretched": (2, 20000, 100000, 20000, ["mainline"]),
     "s3-burst-off": (3, 10000, 50000, 30000, ["ours"]),
 }
 
@@ -217,14 +219,20 @@ class Ratios(unittest.TestCase):
         data = report.Data(bench_line())
         data.runs = full_runs(p99=p99)
         rows = {r.split(" | ")[0].lstrip("| "): r for r in report.ratio_rows(data).splitlines()[2:]}
-        mainline = rows["scenario 2: p99 mainline (same config), burst capped at quota / p99 ours, burst 30 ms"]
+        mainline = rows["(control) scenario 2, mainline at its worst setting for this load: p99 mainline "
+                        "(same config), burst capped at quota / p99 ours, burst 30 ms"]
         self.assertIn("| 6.00 [5.00–10.00] |", mainline)
         self.assertIn("met (median; 3 of 3 repetitions met it)", mainline)
         self.assertIn("mainline s2-capped: 200 [100–300] µs, n = 502", mainline)
-        stock = rows["scenario 2: p99 Debian's kernel, burst capped at quota / p99 ours, burst 30 ms"]
+        stock = rows["(control) scenario 2, Debian's kernel at its worst setting for this load: p99 "
+                     "Debian's kernel, burst capped at quota / p99 ours, burst 30 ms"]
         # 4, 6, 10: the target is judged on the median, which meets it; one repetition does not.
         self.assertIn("| 6.00 [4.00–10.00] |", stock)
         self.assertIn("| met (median; 2 of 3 repetitions met it)", stock)
+        # The same-share row leads scenario 2's rows; the capped ones follow as controls.
+        names = list(rows)
+        self.assertEqual(names[2], report.STRETCHED_ROW)
+        self.assertTrue(all(n.startswith("(control)") for n in names[3:7]), names[3:7])
         s1 = rows["scenario 1, ours: p99 quota without burst / p99 with burst"]
         self.assertIn("| 1.00 |", s1)
         self.assertIn("**missed** (median; 0 of 3 repetitions met it)", s1)
@@ -294,7 +302,7 @@ class RawFile(unittest.TestCase):
     def test_whole_file(self):
         write_raw(self.raw, full_runs())
         data = report.load_raw(self.raw)
-        self.assertEqual(len(data.runs), 27)
+        self.assertEqual(len(data.runs), 30)
         self.assertEqual(data.kernels(), ["ours", "mainline", "stock"])
         self.assertEqual({len(v) for v in data.cases().values()}, {3})
 
@@ -369,17 +377,19 @@ class RawFile(unittest.TestCase):
 
     def test_a_selection_of_runs_has_only_its_ratios(self):
         # make bench runs scenario 2's cases only: no row for what it did not run.
-        only = ("s2-capped", "s2-burst")
+        only = ("s2-capped", "s2-burst", "s2-stretched")
         head = dict(bench_line(), only=",".join(only), setup="bench/setup-image.md")
         write_raw(self.raw, [r for r in full_runs() if r["run"] in only], head=head)
         data = report.load_raw(self.raw)
         rows = report.ratio_rows(data)
         self.assertNotIn("scenario 1", rows)
         self.assertNotIn("no limit", rows)
-        self.assertIn("scenario 2: p99 mainline (same config), burst capped at quota / p99 ours", rows)
+        self.assertIn("(control) scenario 2, mainline at its worst setting for this load: p99 mainline "
+                      "(same config), burst capped at quota / p99 ours", rows)
+        self.assertIn(report.STRETCHED_ROW, rows)
         self.assertIn("(control) scenario 2, ours: p99 burst = quota / p99 burst 30 ms", rows)
         lines = "\n".join(report.run_lines(data, os.path.join(self.tmp, "a.md")))
-        self.assertIn("running the runs s2-capped, s2-burst for that kernel once", lines)
+        self.assertIn("running the runs s2-capped, s2-burst, s2-stretched for that kernel once", lines)
         self.assertIn("--setup bench/setup-image.md", lines)
 
     def test_a_log_is_refused_without_append(self):
@@ -387,6 +397,160 @@ class RawFile(unittest.TestCase):
         with self.assertRaises(SystemExit):
             quiet(report.main, ["--from", self.raw, self.raw, "--template", TEMPLATE, "--setup", SETUP,
                                 "--generator", "g", "--md", "x.md", "--png", "x.png"])
+
+
+class PageText(unittest.TestCase):
+    """The page's prose figures come from the runs: what ran and how long,
+    the stall rule against the overruns seen, the headline, and no
+    paragraph about a scenario the runs lack."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.tmp = self.dir.name
+        self.raw = os.path.join(self.tmp, "kernel-test.jsonl")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def page(self, runs, setup=SETUP, head=None, discards=(), boots_again=0):
+        write_raw(self.raw, list(runs) + list(discards), head=head)
+        if boots_again:
+            with open(self.raw) as f:
+                lines = f.read().splitlines()
+            extra = [json.dumps({"type": "boot", "rep": 1, "kernel": "ours", "boot_try": 1,
+                                 "counted": 0, "seconds": 60})] * boots_again
+            with open(self.raw, "w") as f:
+                f.write("\n".join(lines[:1] + extra + lines[1:]) + "\n")
+        md = os.path.join(self.tmp, "a.md")
+        rc, _, err = quiet(report.main, ["--from", self.raw, "--template", TEMPLATE, "--setup", setup,
+                                         "--generator", "g", "--md", md,
+                                         "--png", os.path.join(self.tmp, "x.png")])
+        self.assertEqual(rc, 0, err)
+        return read(md)
+
+    def test_no_figure_is_template_prose(self):
+        for path in (TEMPLATE, SETUP, SETUP_IMAGE):
+            text = read(path)
+            for stale in ("27 runs", "12 runs", "in 9 boots", "≈ 9 ms", "5–8 ms", "about 26 min",
+                          "about 22 min", "holds 500", "52.6 s", "three rounds"):
+                self.assertNotIn(stale, text, path)
+
+    def test_what_ran_is_counted(self):
+        head = dict(bench_line(), estimate_s=1728)
+        again = dict(run_line("s2-burst", "ours", 2), type="discard", why="host stall")
+        page = self.page(full_runs(), head=head, discards=[again], boots_again=1)
+        self.assertIn("Here, in each round, ours ran 7 cases (s1-nolimit, s1-quota, s1-burst, "
+                      "s2-nolimit, s2-capped, s2-burst, s3-burst-off), mainline (same config) 2 "
+                      "cases (s2-capped, s2-stretched) and Debian's 1 case (s2-capped): 30 counted "
+                      "runs in 9 boots, and 1 boot booted again; 1 try run again after a host "
+                      "stall. The boots took 25 min (1,500 s) on this 2-core host; the runner "
+                      "estimated 29 min (1,728 s) before the first boot", page)
+        self.assertIn("holds 500 requests", page)
+        self.assertIn("2 s of warm-up: 52.6 s for scenario 1, 52.6 s for scenario 2, 52.6 s for "
+                      "scenario 3", page)
+        self.assertIn("3 rounds (`BENCH_REPS`)", page)
+        self.assertNotRegex(page, r"@[A-Z_ 0-9]+@")
+
+    def test_largest_overrun_from_the_runs(self):
+        runs = full_runs()
+        worst = next(r for r in runs if r["run"] == "s2-stretched" and r["rep"] == 2)
+        worst["result"]["request_overrun_max_us"] = 14500
+        page = self.page(runs)
+        self.assertIn("The counted runs' largest overrun is 14.5 ms (mainline s2-stretched, "
+                      "repetition 2), their median 3.0 ms over 30 runs: the 20 ms threshold is "
+                      "above every counted run, 5.5 ms above the largest.", page)
+        self.assertNotIn("≈ 9 ms", page)
+
+    def headline(self, stretched, burst=(10000.0, 10000.0, 10000.0), setup=SETUP, only=None):
+        p99 = {("mainline", "s2-stretched", i + 1): v for i, v in enumerate(stretched)}
+        p99.update({("ours", "s2-burst", i + 1): v for i, v in enumerate(burst)})
+        p99.update({("mainline", "s2-capped", i + 1): 90000.0 for i in range(3)})
+        runs = full_runs(p99=p99)
+        head = None
+        if only:
+            head = dict(bench_line(), only=",".join(only))
+            runs = [r for r in runs if r["run"] in only]
+        page = self.page(runs, setup=setup, head=head)
+        start = page.index("**The result.**")
+        return page, page[start:page.index("\n", start)]
+
+    def test_headline_is_the_same_share_comparison(self):
+        page, line = self.headline([8700.0, 7900.0, 10100.0])
+        self.assertLess(page.index("**The result.**"), page.index("![latency percentiles"))
+        self.assertIn("At the same long-run share (0.2 CPU) and the same 40 ms pool, mainline given a "
+                      "longer period (`s2-stretched`: 20 ms per 100 ms, burst = quota) against ours "
+                      "with a burst above the quota (`s2-burst`: 10 ms per 50 ms, burst 30 ms): p99 "
+                      "mainline / p99 ours = **0.87 [0.79–1.01]**", line)
+        self.assertIn("Ours' p99 was the lower in 1 of 3 rounds. The range holds 1: on this load "
+                      "the series shows no gain over a mainline user who stretches the period.", line)
+        # The capped comparison follows, as a control, never first.
+        self.assertIn("**The control**, not the result: against mainline capped at burst = quota", line)
+        self.assertIn("the ratio is 9.00;", line)
+        self.assertLess(line.index("0.87"), line.index("9.00"))
+        self.assertIn("a range, not an error bar", line)
+        self.assertIn("[benchmarks-frontier.md](benchmarks-frontier.md)", line)
+
+    def test_headline_says_which_side_won_every_round(self):
+        _, line = self.headline([7000.0, 8000.0, 9000.0])
+        self.assertIn("**0.80 [0.70–0.90]**", line)
+        self.assertIn("Mainline was the lower in every round", line)
+        _, line = self.headline([12000.0, 15000.0, 30000.0])
+        self.assertIn("**1.50 [1.20–3.00]**", line)
+        self.assertIn("Ours was the lower in every round: on this load the series shows a gain", line)
+
+    def test_headline_without_the_same_share_run(self):
+        page = self.page([r for r in full_runs() if r["run"] != "s2-stretched"])
+        self.assertIn("**The result.** This run has no same-share comparison", page)
+        self.assertIn("**The control**, not the result", page)
+
+    def test_container_page_has_no_scenario_1_text(self):
+        only = ("s2-capped", "s2-burst", "s2-stretched")
+        page, line = self.headline([11000.0, 6600.0, 14200.0], setup=SETUP_IMAGE, only=only)
+        self.assertIn("**1.10 [0.66–1.42]**", line)
+        self.assertIn("This page runs scenario 2 only", page)
+        for s1 in ("Scenario 1 keeps the seed's period", "Why scenario 1's ratio has a ceiling",
+                   "Scenario 1's burst (40 ms)", "Scenario 3 repeats ours",
+                   "The benchmark reproduces that effect on our stack (scenario 1)"):
+            self.assertNotIn(s1, page)
+        self.assertIn("Batch intervals (210 ms)", page)
+        self.assertIn("mainline (same config) 2 cases (s2-capped, s2-stretched)", page)
+        self.assertIn("15 counted runs in 9 boots", page)
+        self.assertNotIn("\n\n\n", page)
+        # The kernel page keeps them, with its own figures.
+        runs = full_runs()
+        for r in runs:
+            if r["scenario"] == 1:
+                r["result"]["rate"] = 9.90099      # a batch of 2 every 202 ms
+        full = self.page(runs)
+        self.assertIn("Scenario 1 keeps the seed's period", full)
+        self.assertIn("Scenario 3 repeats ours", full)
+        self.assertIn("Batch intervals (202 ms, 210 ms)", full)
+        self.assertIn("TCG takes milliseconds (5.0 ms at p99 in this run's no-limit runs), so the "
+                      "ratio cannot\ngo much beyond ≈ 65 ms over that, about 13 (65 ms over the "
+                      "scenario 1 no-limit p99's median, 5.0 ms)", full)
+        self.assertNotIn("This page runs scenario 2 only", full)
+
+    def test_p99_interval_needs_more_batches(self):
+        page = self.page(full_runs())
+        self.assertIn("a run's 251 batches are too few for a two-sided 95 % interval of p99 from "
+                      "inside the run: the widest one, from its smallest value to its largest, "
+                      "covers the true p99 with probability 1 − 0.99^251 = 0.92 (95 % needs 299 "
+                      "batches)", page)
+
+    def test_unknown_placeholder_or_condition_is_refused(self):
+        data = report.Data(bench_line())
+        data.runs = full_runs()
+        with self.assertRaisesRegex(report.BenchError, "unknown placeholder @NOPE@"):
+            report.page(data, "@NOPE@\n", "", "g", "a.md", "a.png", "", "")
+        with self.assertRaisesRegex(report.BenchError, "unknown condition"):
+            report.page(data, "@IF s9@\nx\n@ENDIF@\n", "", "g", "a.md", "a.png", "", "")
+        with self.assertRaisesRegex(report.BenchError, "without its @ENDIF@"):
+            report.page(data, "@IF s1@\nx\n", "", "g", "a.md", "a.png", "", "")
+        self.assertEqual(report.page(data, "a\n@IF s1@\nyes\n@ELSE@\nno\n@ENDIF@\nb\n", "",
+                                     "g", "a.md", "a.png", "", ""), "a\nyes\nb\n")
+        data.runs = [r for r in data.runs if r["scenario"] == 2]
+        self.assertEqual(report.page(data, "a\n@IF s1@\nyes\n@ELSE@\nno\n@ENDIF@\nb\n", "",
+                                     "g", "a.md", "a.png", "", ""), "a\nno\nb\n")
 
 
 def burstbench_requests(args):
