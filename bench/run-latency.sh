@@ -12,7 +12,7 @@
 #           bench/image-bench.sh), so the limits reach the kernel the way a
 #           user's do (podman, crun, cpu.max, cpu.max.burst); scenario 2's
 #           runs, where the kernels differ (s2-capped on every kernel,
-#           s2-burst on ours), since an image boot and a container each
+#           s2-burst on ours, s2-stretched on mainline), since an image boot and a container each
 #           cost what several runs would (see the time below)
 # Every run's JSON, with the kernel, its image and config, the repetition
 # and the boot's host pressure, goes into one JSON-lines file,
@@ -46,13 +46,15 @@
 #           run-guest.sh's 15 s polling: the last 15 s runs at the former
 #           settings took 210 s for 2 boots and 11 runs of 17 s):
 #             ours 3 x 52.6 + 4 x 54.6 = 376 s (s1-nolimit, -quota, -burst;
-#             s2-nolimit, -capped, -burst, s3); mainline, stock 54.6 s each
-#             (s2-capped); a round 376 + 2 x 54.6 + 3 x 11.5 = 520 s;
-#             3 rounds 1560 s = 26 min
+#             s2-nolimit, -capped, -burst, s3); mainline 2 x 54.6 s
+#             (s2-capped, s2-stretched); stock 54.6 s (s2-capped); a round
+#             376 + 3 x 54.6 + 3 x 11.5 = 574 s; 3 rounds 1722 s = 29 min
 #   image   a boot is about 60 s beyond its runs (systemd, the unit, power
 #           off) and a run 10 s more (podman starting the container):
-#             ours 2 x 64.6 s; mainline, stock 64.6 s each; a round
-#             4 x 64.6 + 3 x 60 = 438 s; 3 rounds 1315 s = 22 min
+#             ours 2 x 64.6 s (s2-capped, s2-burst); mainline 2 x 64.6 s
+#             (s2-capped, s2-stretched); stock 64.6 s; a round
+#             5 x 64.6 + 3 x 60 = 503 s; 3 rounds 1509 s = 25 min
+#           (the pages give each run's own count and time, from its raw file)
 # plus about 55 s for each try run again after a host stall, and any wait
 # for other guests. The script computes the same from the suite's plan and
 # prints it, and the time left before each boot.
