@@ -929,6 +929,21 @@ def plot_rows(recs, pcts):
     return rows
 
 
+def plot_panels(cases):
+    """[(scenario, title, keys)]: a panel per scenario the runs have; scenario
+    3's holds the run it controls (ours, s2-burst) too, and only when the runs
+    have scenario 3."""
+    out = []
+    for scenario, title, _ in SCENARIOS:
+        keys = ordered(cases, scenario)
+        if not keys:
+            continue
+        if scenario == 3:   # the control next to what it controls
+            keys = [k for k in ordered(cases, 2) if k == OURS_BURST] + keys
+        out.append((scenario, title, keys))
+    return out
+
+
 def plot(data, png):
     """Latency percentiles per scenario, log scale, one panel per scenario:
     the median over repetitions with the min–max as error bars."""
@@ -938,12 +953,7 @@ def plot(data, png):
     cases = data.cases()
     panels = []
     with tempfile.TemporaryDirectory() as tmp:
-        for scenario, title, _ in SCENARIOS:
-            keys = ordered(cases, scenario)
-            if scenario == 3:   # the control next to what it controls
-                keys = [k for k in ordered(cases, 2) if k == ("ours", "s2-burst")] + keys
-            if not keys:
-                continue
+        for scenario, title, keys in plot_panels(cases):
             # Only what every case here supports, so no line crosses an n/a.
             pcts = [p for p in PCTS
                     if all(supported(p, r["result"]["requests"]) for k in keys for r in cases[k])]
@@ -958,7 +968,8 @@ def plot(data, png):
         if not panels:
             return False
         reps = max(len(recs) for recs in cases.values())
-        gp = [f'set terminal pngcairo size {560 * len(panels)},520 font "sans,9"',
+        # Wide enough for the title when there is one panel only.
+        gp = [f'set terminal pngcairo size {max(560 * len(panels), 840)},520 font "sans,9"',
               f'set output "{png}"',
               f"set multiplot layout 1,{len(panels)} title "
               f'"burstbench latency beyond CPU time, QEMU TCG, 2 vCPUs; median of {reps}, '

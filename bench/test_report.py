@@ -530,6 +530,18 @@ class PageText(unittest.TestCase):
                       "scenario 1 no-limit p99's median, 5.0 ms)", full)
         self.assertNotIn("This page runs scenario 2 only", full)
 
+    def test_plot_has_a_panel_per_scenario_run(self):
+        runs = full_runs()
+        data = report.Data(bench_line())
+        data.runs = runs
+        panels = report.plot_panels(data.cases())
+        self.assertEqual([p[0] for p in panels], [1, 2, 3])
+        self.assertEqual(panels[2][2], [("ours", "s2-burst"), ("ours", "s3-burst-off")])
+        # The container page's runs: scenario 2's panel alone, no scenario 3
+        # panel holding only the run it would control.
+        data.runs = [r for r in runs if r["scenario"] == 2 and r["quota_us"] is not None]
+        self.assertEqual([p[0] for p in report.plot_panels(data.cases())], [2])
+
     def test_p99_interval_needs_more_batches(self):
         page = self.page(full_runs())
         self.assertIn("a run's 251 batches are too few for a two-sided 95 % interval of p99 from "
