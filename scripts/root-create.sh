@@ -10,6 +10,9 @@
 #   mkosi  bookworm with mkosi 24 and the systemd 254 it needs from
 #          bookworm-backports; only mkosi runs in it (scripts/mkosi)
 # One line per step; mmdebstrap's output in build/logs/deps.log.
+# Two at once (two `make`s started together on a fresh machine) take turns
+# on the root's lock, $BURST_CACHE/roots/NAME.lock: the second says it
+# waits, then finds the root the first made and uses it.
 # Usage: scripts/root-create.sh NAME
 set -euo pipefail
 
@@ -49,6 +52,20 @@ if [[ -f $root/.burst-root ]]; then
 	exit 0
 fi
 need_root "no $name root at $root"
+# Held until this script ends: only its holder writes $root.tmp, so the
+# holder's rm -rf never meets another mmdebstrap writing there.
+lock=$root.lock
+mkdir -p "$(dirname "$root")"
+exec {root_lock}>>"$lock"
+if ! flock -n "$root_lock"; then
+	echo "$tag: waiting for another process making the $name root ($root, lock $lock)"
+	flock "$root_lock"
+fi
+# The root is moved into place whole, so it is there or not.
+if [[ -f $root/.burst-root ]]; then
+	echo "$tag: $root made meanwhile by the other process: using it"
+	exit 0
+fi
 command -v mmdebstrap >/dev/null || { echo "$tag: mmdebstrap missing (scripts/host-deps.sh installs it)" >&2; exit 1; }
 # mkosi.conf names this file as the image's apt sources: the root has it too.
 [[ -r $host_sources ]] || { echo "$tag: $host_sources not found: the roots use the host's Debian sources" >&2; exit 1; }
@@ -71,10 +88,11 @@ if [[ " ${extra[*]} " == *" backports "* ]]; then
 		>"$1/etc/apt/preferences.d/mkosi-backports.pref"')
 fi
 
+# mmdebstrap and what it starts do not keep the lock past this script.
+unlocked() { "$@" {root_lock}>&-; }
 rm -rf "$root.tmp"
-mkdir -p "$(dirname "$root")"
 step "making the $name root ($why) with mmdebstrap" \
-	mmdebstrap --variant="$variant" --include="$(IFS=,; echo "${include[*]}")" "${hooks[@]}" \
+	unlocked mmdebstrap --variant="$variant" --include="$(IFS=,; echo "${include[*]}")" "${hooks[@]}" \
 	bookworm "$root.tmp" "${mirrors[@]}"
 # mkosi.conf's PackageManagerTrees= names the host's file by its path.
 cp "$host_sources" "$root.tmp/etc/apt/sources.list.d/debian.sources"
@@ -83,7 +101,7 @@ mkdir -p "$root.tmp/root"
 {
 	echo "name: $name"
 	echo "made: $(date -u +%FT%TZ)"
-	echo "packages: $(chroot "$root.tmp" dpkg-query -W -f='${Package}\n' | wc -l)"
+	echo "packages: $(dpkg-query --admindir="$root.tmp/var/lib/dpkg" -W -f='${Package}\n' | wc -l)"
 } >"$root.tmp/.burst-root"
 mv "$root.tmp" "$root"
 echo "$tag: $root ready ($(sed -n 's/^packages: //p' "$root/.burst-root") packages, $(du -sh "$root" | cut -f1))"
