@@ -22,11 +22,24 @@ installed_packages() {
 }
 
 mapfile -t missing < <(missing_packages "${host_pkgs[@]}")
+host_lock= waited=
 if ((${#missing[@]})); then
 	need_root "missing on the host: ${missing[*]}"
+	# Two makes started together on a fresh machine: one installs, the
+	# other waits and finds it installed; and $added is rewritten by one
+	# at a time (both wrote $added.tmp: the second mv would find it gone).
+	mkdir -p "$cache"
+	exec {host_lock}>>"$cache/host.lock"
+	if ! flock -n "$host_lock"; then
+		echo "$tag: waiting for another process installing ${missing[*]} on the host (lock $cache/host.lock)"
+		flock "$host_lock"
+		waited=1
+	fi
+	mapfile -t missing < <(missing_packages "${host_pkgs[@]}")
+fi
+if ((${#missing[@]})); then
 	apt_update "to install $(packages ${#missing[@]}) on the host"
 	host_plan_refuses_changes "${missing[@]}"
-	mkdir -p "$cache"
 	touch "$added"
 	before=$(mktemp)
 	trap 'rm -f "$before"' EXIT
@@ -36,9 +49,13 @@ if ((${#missing[@]})); then
 	installed_packages | comm -13 "$before" - | sort -u - "$added" >"$added.tmp"
 	mv "$added.tmp" "$added"
 	echo "$tag: the host gained $(packages "$(wc -l <"$added")"): $(some $(cat "$added")) (listed in $added)"
+elif [[ -n $waited ]]; then
+	echo "$tag: ${host_pkgs[*]} installed meanwhile by the other process"
 else
 	echo "$tag: ${host_pkgs[*]} present on the host"
 fi
+# The roots have locks of their own (scripts/root-create.sh).
+[[ -z $host_lock ]] || exec {host_lock}>&-
 # Side by side: each is mostly downloads and dpkg in its own root.
 "$top/scripts/root-create.sh" build &
 build=$!
