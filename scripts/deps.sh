@@ -12,8 +12,9 @@ declare -A groups=(
 	# linux-source-6.12: the series' port (kernel/6.12, make test-kernel-6.12).
 	# linux-config-6.1: Debian's own kernel configurations, which the node
 	# kernel starts from (scripts/node-kernel-config.sh); lz4 compresses
-	# its bzImage, as Debian's configuration says (CONFIG_KERNEL_LZ4).
-	[kernel]="linux-source-6.1 linux-source-6.12 linux-config-6.1 lz4 build-essential bc bison flex libelf-dev
+	# its bzImage, as Debian's configuration says (CONFIG_KERNEL_LZ4), and
+	# dwarves' pahole makes its BTF (kernel/config/node.config).
+	[kernel]="linux-source-6.1 linux-source-6.12 linux-config-6.1 lz4 dwarves build-essential bc bison flex libelf-dev
 		libssl-dev cpio zstd xz-utils kmod rsync git ccache quilt
 		devscripts dpkg-dev fakeroot qemu-system-x86 busybox-static perl
 		python3 libc6-dev"

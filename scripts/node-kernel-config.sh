@@ -18,8 +18,12 @@ tag=node-kernel-config
 . "$here/lib/node-kernel.sh"
 kbuild_lock
 
+# Kconfig asks pahole its version: BTF of modules needs 1.19 or later.
+command -v pahole >/dev/null ||
+	{ echo "$tag: pahole missing: the fragment keeps BTF, which pahole makes (make deps installs dwarves)" >&2; exit 1; }
 xz -dc "$node_config_xz" >"$obj/.config.debian"
-{ cat "$obj/.config.debian" "$fragment"; } >"$obj/.config.wanted"
+# What the configuration is made from, pahole's version included.
+{ cat "$obj/.config.debian" "$fragment"; pahole --version; } >"$obj/.config.wanted"
 if ! cmp -s "$obj/.config.wanted" "$obj/.config.inputs" 2>/dev/null || [[ ! -f $obj/.config ]]; then
 	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config.debian" "$fragment" >"$obj/merge.log")
 	# Kconfig says so when the fragment changes a choice (debug info): meant.
