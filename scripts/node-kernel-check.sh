@@ -2,9 +2,9 @@
 # Is a kernel configuration fit for a container node? Runs moby's
 # contrib/check-config.sh, as Debian's docker.io package ships it (fetched
 # by name from the archive, unpacked, never installed), on CONFIG, and then
-# the options kube-proxy and common CNIs need that check-config.sh does not
-# name. Fails naming every option that is missing; prints check-config.sh's
-# report and a summary line.
+# the options kube-proxy, common CNIs, volumes and pods need that
+# check-config.sh does not name. Fails naming every option that is
+# missing; prints check-config.sh's report and a summary line.
 # Usage: scripts/node-kernel-check.sh CONFIG
 set -euo pipefail
 
@@ -46,6 +46,30 @@ required=(
 	NFS_FS NFS_V4 ISCSI_TCP XFS_FS
 	# A KVM node: its disks and network
 	VIRTIO_BLK SCSI_VIRTIO VIRTIO_NET BLK_DEV_NVME
+	# Debian has each of these on; named so that a fragment merged over
+	# Debian's configuration cannot take one away unnoticed.
+	# BTF of the kernel and its modules (/sys/kernel/btf): BPF CO-RE
+	# programs (Cilium, bpftrace, Tetragon) read kernel types from it
+	DEBUG_INFO_BTF DEBUG_INFO_BTF_MODULES
+	# Pressure stall information: the kubelet's and systemd-oomd's
+	# pressure metrics, cgroup v2's *.pressure files
+	PSI
+	# Cilium: TPROXY and the socket match redirect traffic to its L7 proxy;
+	# the fq qdisc paces its bandwidth manager's egress
+	NETFILTER_XT_TARGET_TPROXY NETFILTER_XT_MATCH_SOCKET NET_SCH_FQ
+	# Calico: the rpfilter match is its strict reverse-path check
+	IP_NF_MATCH_RPFILTER IP6_NF_MATCH_RPFILTER
+	# FUSE: rootless podman's fuse-overlayfs, CSI drivers mounting object
+	# stores (s3fs, gcsfuse, blobfuse)
+	FUSE_FS
+	# Volumes on Ceph (Rook, ceph-csi): RBD block devices and CephFS
+	BLK_DEV_RBD CEPH_FS
+	# NVMe over TCP volumes (NVMe-oF CSI drivers)
+	NVME_TCP
+	# Huge pages for pods that request hugepages-2Mi/1Gi (databases, DPDK)
+	HUGETLBFS
+	# Devices passed through to pods or to KubeVirt's virtual machines
+	VFIO_PCI
 )
 
 # docker.io's check-config.sh, by the archive's candidate version.
@@ -99,4 +123,4 @@ if ((${#problems[@]})); then
 	printf '  %s\n' "${problems[@]}"
 	exit 1
 fi
-echo "node-kernel-check: check-config.sh (docker.io $version): $necessary generally necessary and $optional optional enabled, none missing that a node needs; ${#required[@]} more for kube-proxy, CNIs, volumes and KVM: all y or m"
+echo "node-kernel-check: check-config.sh (docker.io $version): $necessary generally necessary and $optional optional enabled, none missing that a node needs; ${#required[@]} more for kube-proxy, CNIs, volumes, KVM, BPF and pods: all y or m"

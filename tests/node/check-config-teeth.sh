@@ -2,7 +2,8 @@
 # scripts/node-kernel-check.sh has teeth: the node configuration passes, and
 # each copy of it with one option a node needs taken out fails, naming that
 # option (one from check-config.sh's Generally Necessary, one from its
-# network drivers, one of the list the script adds); so does the guests'
+# network drivers, three of the list the script adds: a kube-proxy match,
+# BTF, which node.config once turned off, and PSI); so does the guests'
 # tinyconfig-based kernel, which is not a node kernel. TAP.
 # Usage: tests/node/check-config-teeth.sh NODE_CONFIG GUEST_CONFIG
 set -euo pipefail
@@ -19,7 +20,7 @@ result() { # result OK DESCRIPTION
 
 "$check" "$node" >"$tmp/out" 2>&1 && ok=1 || ok=0
 result $ok "the node configuration passes: $(tail -1 "$tmp/out")"
-for opt in CONFIG_VETH CONFIG_VXLAN CONFIG_NETFILTER_XT_MATCH_STATISTIC; do
+for opt in CONFIG_VETH CONFIG_VXLAN CONFIG_NETFILTER_XT_MATCH_STATISTIC CONFIG_DEBUG_INFO_BTF CONFIG_PSI; do
 	grep -q "^$opt=" "$node" || { result 0 "$opt is in the node configuration"; continue; }
 	sed "s/^$opt=.*/# $opt is not set/" "$node" >"$tmp/config"
 	"$check" "$tmp/config" >"$tmp/out" 2>&1 && rc=0 || rc=$?
