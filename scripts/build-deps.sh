@@ -45,8 +45,13 @@ missing_build_deps() {
 need_update=
 if ! cmp -s <(want_src) "$src_list" 2>/dev/null; then
 	need_root "$src_list is missing or stale"
-	want_src >"$src_list.tmp"
-	mv "$src_list.tmp" "$src_list"
+	# A temporary file of its own: build-deps.sh crun and podman run side
+	# by side (make check -j2), and with a shared one the second mv fails. In
+	# /etc/apt, where apt does not read sources.
+	tmp_src=$(mktemp /etc/apt/.burst-cfs-src.XXXXXX)
+	want_src >"$tmp_src"
+	chmod 644 "$tmp_src"
+	mv "$tmp_src" "$src_list"
 	echo "$tag: wrote the deb-src source $src_list"
 	need_update="for the new deb-src source"
 elif [[ -z $(apt-cache showsrc "${packages[0]}" 2>/dev/null) ]]; then

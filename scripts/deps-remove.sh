@@ -15,10 +15,15 @@ need_root "removing what make deps added"
 for name in build mkosi; do
 	root=$cache/roots/$name
 	[[ -e $root || -e $root.tmp ]] || continue
+	# A root being made (scripts/root-create.sh holds its lock) is deleted
+	# once it is made, not under mmdebstrap.
+	exec {root_lock}>>"$root.lock"
+	flock -n "$root_lock" || { echo "$tag: waiting for the process making the $name root ($root.lock)"; flock "$root_lock"; }
 	# A root is entered only in private mount namespaces, so nothing of the
 	# host is mounted below it: --one-file-system guards against the rest.
 	rm -rf --one-file-system "$root" "$root.tmp"
 	echo "$tag: deleted the $name root ($root)"
+	exec {root_lock}>&-
 done
 if [[ -s $cache/host-added ]]; then
 	mapfile -t pkgs < <(while read -r p; do installed "$p" && echo "$p"; done <"$cache/host-added")

@@ -43,7 +43,13 @@ bind /tmp
 bind "$cache"
 # A clone under the cache or /tmp is already there.
 [[ $top == "$cache"/* || $top == /tmp/* ]] || bind "$top"
-[[ -e $root/etc/resolv.conf && ! -L $root/etc/resolv.conf ]] || { rm -f "$root/etc/resolv.conf"; touch "$root/etc/resolv.conf"; }
+# A file to bind over. Two entering a root at once must not delete the
+# one the other is binding over: each renames a file of its own there.
+if [[ ! -e $root/etc/resolv.conf || -L $root/etc/resolv.conf ]]; then
+	placeholder=$(mktemp "$root/etc/.resolv.conf.XXXXXX")
+	chmod 644 "$placeholder"
+	mv -fT "$placeholder" "$root/etc/resolv.conf"
+fi
 mount --bind /etc/resolv.conf "$root/etc/resolv.conf"
 exec chroot "$root" /usr/bin/env -u OLDPWD \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
