@@ -336,7 +336,12 @@ static void report_json(const struct result *r)
 		for (i = 0; i < bb.nmeasured; i++)
 			printf(i ? ",%lld" : "%lld", bb.lat_by_index[i] < 0 ? -1LL :
 			       (long long)((bb.lat_by_index[i] + 500) / 1000));
-		printf("]");
+		/* What each asked for and when it was due: the run's own demand, for the model. */
+		printf("],\"sizes_us\":[");
+		for (i = 0; i < bb.nmeasured; i++)
+			printf(i ? ",%llu" : "%llu",
+			       (unsigned long long)bb_request_us(&bb.o, bb.first_measured + i));
+		printf("],\"batch_interval_ns\":%llu", (unsigned long long)bb.interval_ns);
 	}
 	printf("}\n");
 }

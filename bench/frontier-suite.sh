@@ -141,6 +141,8 @@ advised() { sed -n "s/^$1 $2 \([0-9]*\)$/\1/p" /tmp/advised; }
 # record LOAD: run it without a limit under burstctl record, then ask
 # advise for each share at 100 ms. The recording's sizes come from another
 # seed: yesterday's traffic, not the run's. record ends when the group goes.
+# advise starts the pool full (--start full): the runs measure after a
+# warm-up under the limit, a service already running, not its first burst.
 record() {
 	load=$1
 	shares=$(load_line "$load" | awk '{ print $6 }')
@@ -155,13 +157,13 @@ record() {
 	wait "$rec" || true
 	echo "FRONTIER-TRACE $load: $(grep -vc '^#' "/tmp/rec-$load.csv") rows; $(tail -1 /tmp/rec.err)"
 	for share in $(echo "$shares" | tr , ' '); do
-		out=$("$bc" advise "/tmp/rec-$load.csv" --quota $((share * 1000)) --period 100000 --json 2>/dev/null) || true
+		out=$("$bc" advise "/tmp/rec-$load.csv" --quota $((share * 1000)) --period 100000 --start full --json 2>/dev/null) || true
 		b=$(echo "$out" | sed -n 's/.*"burst_us":\([0-9]*\),"quota_without_burst_us".*/\1/p')
 		# No burst meets the goal: the most advise's table tries, four quotas.
 		[ -n "$b" ] || b=$((4 * share * 1000))
 		echo "$load $share $b" >>/tmp/advised
 		echo "FRONTIER-ADVISE {\"load\":\"$load\",\"share_pct\":$share,\"burst_us\":$b,\"advice\":${out:-null}}"
-		"$bc" advise "/tmp/rec-$load.csv" --quota $((share * 1000)) --period 100000 2>&1 |
+		"$bc" advise "/tmp/rec-$load.csv" --quota $((share * 1000)) --period 100000 --start full 2>&1 |
 			sed "s/^/# advise $load $share%: /"
 	done
 }

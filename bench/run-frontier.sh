@@ -113,7 +113,7 @@ done
 elapsed=$(( $(date +%s) - start ))
 python3 "$frontier" --footer "$raw" elapsed_s="$elapsed"
 
-render() { python3 "$frontier" --from "$1" --md "$2" --png "$3"; }
+render() { python3 "$frontier" --from "$1" --md "$2" --png "$3" ${BURSTCTL:+--burstctl "$BURSTCTL"}; }
 if ((trial)); then
 	render "$raw" "$out/benchmarks-frontier.md" "$out/benchmarks-frontier.png"
 	echo "bench-frontier: a trial: $raw and $out/benchmarks-frontier.md, docs/ untouched"

@@ -127,6 +127,25 @@ with tempfile.TemporaryDirectory() as tmp:
     p = subprocess.run([sys.executable, frontier.__file__, "--from", cut, "--md", md], capture_output=True, text=True)
     ok(p.returncode == 1 and "interrupted" in p.stderr, "a raw file without its end line is refused")
 
+# The model's throttles of a run's own demand (bench/frontier.py's rule).
+burstctl = os.environ.get("BURSTCTL")
+ok(burstctl and os.access(burstctl, os.X_OK), f"BURSTCTL names the burstctl binary ({burstctl})")
+if burstctl:
+    def fixed_run(quota, burst, throttled):
+        return {"load": "schbench", "share_pct": 20, "setting": "x", "quota_us": quota, "period_us": 100000,
+                "burst_us": burst, "result": {"batch": 1, "warmup_s": 0.42, "cputime_us": 30000,
+                                              "batch_interval_ns": 210000000, "sizes_us": [30000] * 20,
+                                              "cpu_stat": {"nr_throttled": throttled}, "latencies_us": [0] * 20}}
+    trace, window, fixed = frontier.run_trace(fixed_run(20000, 20000, 0))
+    ok(trace.startswith("# cpus: 1\ntime_us,cpu_us\n0,0\n20000,20000\n40000,0\n40001,30000\n250000,0\n")
+       and window == 460000 and fixed,
+       "a run's trace: the 20 ms calibration, then 30 ms due every 210 ms; the window after 2 warm-up batches")
+    # 0.2 CPU with a 40 ms pool serves 30 ms every 210 ms: a throttle at most at the start.
+    ok(frontier.model_throttles(fixed_run(20000, 20000, 0), burstctl) == (0, 1),
+       "20 ms / 100 ms, burst 20 ms: the model throttles 0 to 1 periods in the window")
+    checks = frontier.needless([fixed_run(20000, 20000, 2), fixed_run(20000, 20000, 5)], burstctl)
+    ok([c[4] for c in checks] == [0, 3], "2 throttles are within one of the model's most; 5 leave 3 unexplained")
+
 print(f"1..{n}")
 print(f"frontier: {n - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -103,7 +103,7 @@ check-bench: $(BENCH_TEST) $(BURSTBENCH) $(BURSTCTL)
 	@BURSTBENCH=$(BURSTBENCH) BURSTCTL=$(BURSTCTL) python3 bench/test_report.py
 	@python3 bench/test_cost.py
 	@python3 bench/test_icount.py
-	@python3 bench/test_frontier.py
+	@BURSTCTL=$(BURSTCTL) python3 bench/test_frontier.py
 
 # The kernel runner with a stand-in QEMU runner and burstbench (about a
 # minute of process start-ups): run before every bench-kernel, not in make
@@ -143,8 +143,8 @@ bench-cost: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) | bench-deps
 
 # Not a test: figures only. -icount makes the guests' time the instructions
 # they execute, so it needs no quiet host.
-bench-frontier: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) | bench-deps
-	@bench/run-frontier.sh $(KERNEL) $(KERNEL_MAINLINE) $(GUEST_FRAGMENT) \
+bench-frontier: $(KERNEL) $(KERNEL_MAINLINE) $(BENCH_INITRAMFS) $(BURSTCTL) | bench-deps
+	@BURSTCTL=$(BURSTCTL) bench/run-frontier.sh $(KERNEL) $(KERNEL_MAINLINE) $(GUEST_FRAGMENT) \
 		$(BENCH_INITRAMFS) $(BENCH_DIR)/frontier-results
 
 # Not a test either; not part of `make test`.
