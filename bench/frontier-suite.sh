@@ -182,6 +182,10 @@ run() {
 		mkdir "$target"
 		limit "$target" "$4" "$5" "$6"
 	fi
+	# Under -icount a boot repeats itself to the instruction: a start at a
+	# phase of the period that depends on the seed and the run makes each
+	# round a new sample, not a copy of the last.
+	sleep "0.$(printf %03d $(((seed * 7919 + n * 104729) % 1000)))"
 	# shellcheck disable=SC2046
 	out=$(sh -c 'echo 0 >"$1/cgroup.procs" && shift && exec "$@"' sh "$target" \
 		"$bb" --json --latencies $(bb_args "$1" "$seed")) || out=""
