@@ -160,10 +160,14 @@ def test_derivations(cc, tmp):
     report(quotas == [25000, 1000, 0, 150000, 1000], "quota = limit x 100 ms period, at least 1 ms, none without a limit", quotas)
     shares = [cc.milli_to_shares(m) for m in (250, 400, 1, 0, 2000, 300000)]
     report(shares == [256, 409, 2, 2, 2048, 262144], "shares = request x 1024 / 1000, within [2, 262144]", shares)
-    res = [cc.container_resources(250, None), cc.container_resources(250, 100), cc.container_resources(None, 100)]
+    one = {"spec": {"containers": []}}
+    res = [cc.container_resources(one, {"name": "a", "resources": r}) for r in (
+        {"limits": {"cpu": "250m"}}, {"limits": {"cpu": "250m"}, "requests": {"cpu": "100m"}},
+        {"requests": {"cpu": "100m"}}, {})]
     want = [{"cpu_period": 100000, "cpu_quota": 25000, "cpu_shares": 256},
             {"cpu_period": 100000, "cpu_quota": 25000, "cpu_shares": 102},
-            {"cpu_period": 100000, "cpu_quota": 0, "cpu_shares": 102}]
+            {"cpu_period": 100000, "cpu_quota": 0, "cpu_shares": 102},
+            {"cpu_period": 100000, "cpu_quota": 0, "cpu_shares": 2}]
     report(res == want, "resources: shares from the request (else the limit), quota from the limit", res)
     weights = [cc.shares_to_weight(s) for s in (2, 1024, 262144, 256, 409)]
     report(weights == [1, 39, 10000, 10, 16], "cpu.weight = 1 + (shares - 2) x 9999 / 262142: 2 -> 1, 1024 -> 39, 262144 -> 10000",
@@ -176,11 +180,13 @@ def test_derivations(cc, tmp):
         if request:
             res["requests"] = {"cpu": request}
         return {"name": name, "resources": res}
-    pods = [cc.pod_cpu([ctr("a", "250m"), ctr("b", "150m", "100m")]),
-            cc.pod_cpu([ctr("a", "250m"), ctr("b", None, "100m")]),
-            cc.pod_cpu([ctr("a", "5m"), ctr("b", "5m")]),
-            cc.pod_cpu([ctr("a")])]
-    report(pods == [(40000, 14), (None, 14), (1000, 1), (None, 1)],
+    def apps(*containers):
+        return {"spec": {"containers": list(containers)}}
+    pods = [cc.pod_cpu(apps(ctr("a", "250m"), ctr("b", "150m", "100m"))),
+            cc.pod_cpu(apps(ctr("a", "250m"), ctr("b", None, "100m"))),
+            cc.pod_cpu(apps(ctr("a", "5m"), ctr("b", "5m"))),
+            cc.pod_cpu(apps(ctr("a")))]
+    report(pods == [(40000, 14, 100000), (None, 14, None), (1000, 1, 100000), (None, 1, None)],
            "pod CPU: quota from the sum of the limits, none when a container has none; weight from the summed requests",
            pods)
     per_sec = [cc.systemd_quota_per_sec(q) for q in (25500, 25000, 1000, 1, None)]
@@ -197,11 +203,12 @@ def test_derivations(cc, tmp):
                       ["/kubepods", "/kubepods/burstable", "/kubepods/burstable/pod0f3c-11aa"]],
            "the QoS parents above a pod cgroup, per driver", chains)
     report(bool(raises_usage(cc, cc.cgroup_parent, "cgroupv1", "burstable", uid)), "an unknown cgroup driver is refused")
-    limited = [{"name": "a", "resources": {"limits": {"cpu": "1"}}}, {"name": "b"}]
-    report((cc.qos_class(limited), cc.qos_class([{"name": "b"}])) == ("burstable", "besteffort"),
+    limited = {"containers": [{"name": "a", "resources": {"limits": {"cpu": "1"}}}, {"name": "b"}]}
+    report((cc.qos_class(limited), cc.qos_class({"containers": [{"name": "b"}]})) == ("burstable", "besteffort"),
            "QoS class: Burstable with a CPU limit, BestEffort with none")
-    err = raises_usage(cc, cc.cpu_of, {"name": "a", "resources": {"limits": {"memory": "1Gi"}}}, "limits")
-    report(err is not None and "only cpu" in err, "a memory limit is refused, not ignored", err)
+    err = raises_usage(cc, cc.cpu_of, {"name": "a", "resources": {"limits": {"hugepages-2Mi": "1Gi"}}}, "limits")
+    report(err is not None and "only cpu and memory" in err, "a resource other than cpu and memory is refused, not ignored",
+           err)
 
     P = cc.PodCPU
     orders = [cc.resize_steps(P(25000, 10), P(40000, 16)), cc.resize_steps(P(40000, 16), P(10000, 4)),
@@ -606,8 +613,8 @@ def test_calls(tmp):
 
         # --- resize refusals ---------------------------------------------------------------------
         r = run("resize", "POD.json", "app", root=root, manifest=POD)
-        report(r.returncode == 2 and not fake.calls and "resize [--cgroup-driver systemd|cgroupfs] POD.json CONTAINER_NAME "
-               "CPU_LIMIT [CPU_REQUEST]" in r.stderr, "a call with missing arguments says its usage", r.stderr)
+        report(r.returncode == 2 and not fake.calls and "resize [--cgroup-driver systemd|cgroupfs] [--cpu-cfs-quota-period DURATION] "
+               "[--no-cpu-cfs-quota] [--static-cpu-manager] POD.json CONTAINER_NAME CPU_LIMIT [CPU_REQUEST]" in r.stderr, "a call with missing arguments says its usage", r.stderr)
         r = run("resize", "POD.json", "nosuch", "400m", root=root, manifest=POD)
         report(r.returncode == 2 and not fake.calls and "`nosuch`: not in POD.json" in r.stderr,
                "resize of a container POD.json lacks is refused before any call", r.stderr)
@@ -627,8 +634,9 @@ def test_calls(tmp):
         del nolimit["spec"]["containers"][0]["resources"]
         r = run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=nolimit)
         report(r.returncode == 0 and read(root, "cgroup.subtree_control") == "+cpu"
-               and read(root, pod_rel + "/cpu.max") == "max 100000" and read(root, pod_rel + "/cpu.weight") == "4",
-               "cgroupfs: only +cpu when the root has no memory or pids; a container without a limit: max 100000, weight 4",
+               and not os.path.exists(os.path.join(root, pod_rel, "cpu.max")) and read(root, pod_rel + "/cpu.weight") == "4",
+               "cgroupfs: only +cpu when the root has no memory or pids; a container without a limit: cpu.max not "
+               "written (the kernel's max 100000 stays), weight 4",
                r.stderr)
         root = new_root("memory pids")
         r = run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
