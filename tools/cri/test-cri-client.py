@@ -255,6 +255,144 @@ def test_derivations(cc, tmp):
            "delete-pod removes only a kubelet's pod-level cgroup, never a QoS parent or another slice", bad)
 
 
+# --- pod shapes: the pod-level CPU the kubelet sets --------------------------------------
+
+def ctr(name, cpu_limit=None, cpu_request=None, mem_limit=None, mem_request=None, sidecar=False):
+    """A container (or init container) of a manifest with these resources."""
+    res = {}
+    for kind, cpu, mem in (("limits", cpu_limit, mem_limit), ("requests", cpu_request, mem_request)):
+        values = {k: v for k, v in (("cpu", cpu), ("memory", mem)) if v is not None}
+        if values:
+            res[kind] = values
+    c = {"name": name, "image": "localhost/w:1", "resources": res}
+    if sidecar:
+        c["restartPolicy"] = "Always"
+    return c
+
+
+def shape(containers, init=(), overhead=None, pod_resources=None):
+    spec = {"hostNetwork": True, "containers": list(containers)}
+    if init:
+        spec["initContainers"] = list(init)
+    if overhead:
+        spec["overhead"] = {"cpu": overhead}
+    if pod_resources:
+        spec["resources"] = pod_resources
+    return {"metadata": {"name": "s", "uid": "u"}, "spec": spec}
+
+
+# Each row: what it shows, the pod, the kubelet's options, the QoS class, and
+# the pod cgroup's (quota, weight, period) the kubelet sets, worked out by
+# hand from ResourceConfigForPod. quota None is "max"; period None means the
+# kubelet writes no cpu.max at all (the kernel's "max 100000" stays).
+# weight = 1 + (shares - 2) * 9999 // 262142, shares = request x 1024 / 1000.
+# The last column is what the client computed before it followed the kubelet
+# (the app containers' limits only, 100 ms), where that differs.
+SHAPES = [
+    # apps 200m + 100m = 300m; the init container alone needs 500m, and the
+    # pod's limit is the larger: 500m -> 50000 / 100000. Requests (defaulted
+    # to the limits) likewise 500m -> shares 512 -> 1 + 510 * 9999 // 262142 = 20.
+    ("init container bigger than the apps", shape([ctr("a", "200m"), ctr("b", "100m")], init=[ctr("migrate", "500m")]),
+     {}, "burstable", (50000, 20, 100000), "30000, weight 12"),
+    # app 200m + sidecar 100m = 300m; the init container after the sidecar
+    # runs beside it: 250m + 100m = 350m > 300m -> 35000; shares 358 -> 14.
+    ("sidecar, then an init container that runs beside it",
+     shape([ctr("a", "200m")], init=[ctr("log", "100m", sidecar=True), ctr("setup", "250m")]),
+     {}, "burstable", (35000, 14, 100000), "20000, weight 8"),
+    # a sidecar keeps running: it adds to the apps, 200m + 100m = 300m; shares 307 -> 12.
+    ("a sidecar adds to the apps", shape([ctr("a", "200m")], init=[ctr("log", "100m", sidecar=True)]),
+     {}, "burstable", (30000, 12, 100000), "20000, weight 8"),
+    # limits 250m + 150m = 400m, plus the RuntimeClass overhead 250m = 650m;
+    # requests 250m + 100m + 250m = 600m -> shares 614 -> 1 + 612 * 9999 // 262142 = 24.
+    ("RuntimeClass overhead", shape([ctr("a", "250m"), ctr("b", "150m", "100m")], overhead="250m"),
+     {}, "burstable", (65000, 24, 100000), "40000, weight 14"),
+    # spec.resources.limits.cpu 300m replaces the sum 500m; the pod-level
+    # request defaults to it: 300m -> shares 307 -> 12. CPU but no memory at
+    # pod level: Burstable.
+    ("pod-level limit below the sum", shape([ctr("a", "250m"), ctr("b", "250m")],
+                                            pod_resources={"limits": {"cpu": "300m"}}),
+     {}, "burstable", (30000, 12, 100000), "50000, weight 20"),
+    # b has no limit: no pod quota, nothing written; requests 250m + 100m = 350m -> 14.
+    ("one container without a limit", shape([ctr("a", "250m"), ctr("b", None, "100m")]),
+     {}, "burstable", (None, 14, None), None),
+    # the init container has no limit: PodLimits hands it to ContainerFn with
+    # nothing, so the pod is not limited (kubelets with PodLevelResources,
+    # 1.32 on); requests max(250m, 0) -> shares 256 -> 10.
+    ("an init container without a limit", shape([ctr("a", "250m")], init=[ctr("setup")]),
+     {}, "burstable", (None, 10, None), "25000, weight 10"),
+    # cpuCFSQuota=false: quota -1 with the period: "max 100000" written; weight as ever, 14.
+    ("--no-cpu-cfs-quota", shape([ctr("a", "250m"), ctr("b", "150m", "100m")]),
+     {"cfs_quota": False}, "burstable", (None, 14, 100000), "40000, weight 14"),
+    # a 50 ms period: 400m x 50000 / 1000 = 20000 of 50000.
+    ("a 50 ms period", shape([ctr("a", "250m"), ctr("b", "150m", "100m")]),
+     {"period": 50000}, "burstable", (20000, 14, 50000), "40000 / 100000"),
+    # Guaranteed (requests = limits for CPU and memory in every container):
+    # 2 + 0.5 = 2500m -> 250000; shares 2560 -> 1 + 2558 * 9999 // 262142 = 98.
+    ("Guaranteed", shape([ctr("a", "2", None, "1Gi"), ctr("b", "500m", None, "256Mi")]),
+     {}, "guaranteed", (250000, 98, 100000), None),
+    # ... under the static CPU manager a has 2 exclusive CPUs (a whole
+    # number): the pod gets no quota, "max 100000" written.
+    ("Guaranteed with exclusive CPUs", shape([ctr("a", "2", None, "1Gi"), ctr("b", "500m", None, "256Mi")]),
+     {"static_cpu_manager": True}, "guaranteed", (None, 98, 100000), "250000"),
+    # static CPU manager but no whole CPU (1500m): no exclusive CPUs, quota
+    # kept; shares 1536 -> 1 + 1534 * 9999 // 262142 = 59.
+    ("Guaranteed, static manager, no whole CPU", shape([ctr("a", "1500m", None, "1Gi")]),
+     {"static_cpu_manager": True}, "guaranteed", (150000, 59, 100000), None),
+    # the static manager gives exclusive CPUs to Guaranteed pods only: a
+    # whole CPU in a Burstable pod keeps its quota; shares 2048 -> 79.
+    ("Burstable, static manager, whole CPU", shape([ctr("a", "2")]),
+     {"static_cpu_manager": True}, "burstable", (200000, 79, 100000), None),
+    # pod-level CPU and memory, none on the containers: Guaranteed from the
+    # pod's own resources; 1 CPU -> 100000, shares 1024 -> 39.
+    ("pod-level Guaranteed, containers without resources",
+     shape([ctr("a"), ctr("b")], pod_resources={"limits": {"cpu": "1", "memory": "1Gi"}}),
+     {}, "guaranteed", (100000, 39, 100000), "none, weight 1"),
+    ("BestEffort", shape([ctr("a")]), {}, "besteffort", (None, 1, None), None),
+]
+
+
+def test_shapes(cc):
+    for what, pod, opts, qos, want, _before in SHAPES:
+        options = cc.KubeletOptions(**opts)
+        got_qos = cc.qos_class(pod["spec"])
+        got = tuple(cc.pod_cpu(pod, options))
+        report(got_qos == qos and got == want, f"pod shape: {what}: {qos}, pod cpu (quota, weight, period) {want}",
+               f"got {got_qos} {got}")
+    # The containers' own resources under the same options.
+    guaranteed = SHAPES[10][1]
+    res = [cc.container_resources(guaranteed, c, cc.KubeletOptions(static_cpu_manager=True))
+           for c in guaranteed["spec"]["containers"]]
+    report(res == [{"cpu_shares": 2048, "cpu_period": 100000, "cpu_quota": -1},
+                   {"cpu_shares": 512, "cpu_period": 100000, "cpu_quota": 50000}],
+           "exclusive CPUs: the whole-CPU container's quota is -1, its 500m neighbour keeps 50000", res)
+    pod = SHAPES[8][1]
+    res = [cc.container_resources(pod, c, cc.KubeletOptions(period=50000)) for c in pod["spec"]["containers"]]
+    res += [cc.container_resources(pod, c, cc.KubeletOptions(cfs_quota=False)) for c in pod["spec"]["containers"]]
+    report(res == [{"cpu_shares": 256, "cpu_period": 50000, "cpu_quota": 12500},
+                   {"cpu_shares": 102, "cpu_period": 50000, "cpu_quota": 7500},
+                   {"cpu_shares": 256}, {"cpu_shares": 102}],
+           "containers: 250m over 50 ms is 12500 of 50000; without cpuCFSQuota neither quota nor period", res)
+    pod = SHAPES[13][1]
+    res = [cc.container_resources(pod, c) for c in pod["spec"]["containers"]]
+    report(res == [{"cpu_shares": 1024, "cpu_period": 100000, "cpu_quota": 100000}] * 2,
+           "pod-level resources: a container without its own limit gets the pod's (quota and shares)", res)
+    opts = [cc.kubelet_options(["--cpu-cfs-quota-period", "50ms", "--no-cpu-cfs-quota", "--cgroup-driver", "cgroupfs",
+                                "--static-cpu-manager", "POD.json"]),
+            cc.kubelet_options(["POD.json"])]
+    report(opts == [(cc.KubeletOptions("cgroupfs", False, 50000, True), ["POD.json"]),
+                    (cc.KubeletOptions("systemd", True, 100000, False), ["POD.json"])],
+           "kubelet options in any order before the arguments; defaults systemd, quota on, 100 ms", opts)
+    periods = [cc.parse_duration_us(t, "p") for t in ("50ms", "100000us", "0.1s", "1s", "1ms")]
+    errs = [raises_usage(cc, cc.parse_duration_us, t, "--cpu-cfs-quota-period") for t in ("500us", "2s", "50", "1.5us")]
+    report(periods == [50000, 100000, 100000, 1000000, 1000] and all(errs),
+           "--cpu-cfs-quota-period: Go durations, 1 ms to 1 s as the kubelet allows", (periods, errs))
+    mem = [cc.parse_memory(t, "m") for t in ("1Gi", "1024Mi", "1G", "1048576")]
+    report(mem[0] == mem[1] == 2**30 and mem[2] == 10**9 and mem[3] == 2**20,
+           "memory quantities (for the QoS class): 1Gi = 1024Mi, 1G = 10^9", mem)
+    err = raises_usage(cc, cc.qos_class, {"containers": [ctr("a", mem_limit="lots")]})
+    report(err is not None and "`lots` is not a memory quantity" in err, "a bad memory quantity is refused", err)
+
+
 # --- the fake RuntimeService ----------------------------------------------------------
 
 
@@ -274,6 +412,8 @@ def make_fake(pb, pb_grpc, grpc, events):
         def reset(self):
             self.sandboxes = {}   # id: PodSandboxConfig as a dict
             self.containers = {}  # id: [name, sandbox id, state]
+            self.commands = {}    # id: the container's command
+            self.polls = {}       # id: ContainerStatus calls so far
 
         def record(self, method, request):
             self.calls.append((method, json_format.MessageToDict(request, preserving_proto_field_name=True)))
@@ -303,6 +443,7 @@ def make_fake(pb, pb_grpc, grpc, events):
             name = request.config.metadata.name
             cid = "ctr-" + name + ("" if request.pod_sandbox_id == "pod0" else "-" + request.pod_sandbox_id)
             self.containers[cid] = [name, request.pod_sandbox_id, pb.CONTAINER_CREATED]
+            self.commands[cid] = list(request.config.command)
             return pb.CreateContainerResponse(container_id=cid)
 
         def StartContainer(self, request, context):
@@ -321,6 +462,17 @@ def make_fake(pb, pb_grpc, grpc, events):
 
         def ContainerStatus(self, request, context):
             self.record("ContainerStatus", request)
+            cid = request.container_id
+            if self.commands.get(cid) in (["true"], ["false"]):
+                # A command that ends: running when first asked, then exited
+                # with true's or false's status.
+                self.polls[cid] = self.polls.get(cid, 0) + 1
+                done = self.polls[cid] > 1
+                if done:
+                    self.containers[cid][2] = pb.CONTAINER_EXITED
+                return pb.ContainerStatusResponse(status=pb.ContainerStatus(
+                    id=cid, state=pb.CONTAINER_EXITED if done else pb.CONTAINER_RUNNING,
+                    exit_code=(self.commands[cid] == ["false"]) if done else 0))
             info = {"pid": 4242, "runtimeSpec": {"annotations": {"run.oci.cpu.burst": "20000",
                                                                  "io.kubernetes.cri.container-name": "app"}}}
             return pb.ContainerStatusResponse(
@@ -515,7 +667,8 @@ def test_calls(tmp):
             "SetUnitProperties", "sba(sv)", SLICE, "true", "3", "CPUQuotaPerSecUSec", "t", "250000",
             "CPUQuotaPeriodUSec", "t", "100000", "CPUWeight", "t", "10"]]
                and r.stdout == "pod cpu.max 25000 100000\npod cpu.weight 10\n" and not fake.calls,
-               "sync-pod (systemd): SetUnitProperties runtime with quota, period and weight; no CRI call",
+               "sync-pod (systemd; the old name of rewrite-pod, as tests/e2e/cri-cases.sh called it): "
+               "SetUnitProperties runtime with quota, period and weight; no CRI call",
                (r.stdout, r.stderr, busctl_calls()))
 
         # --- resize, systemd: grow, then shrink -------------------------------------------
@@ -575,10 +728,10 @@ def test_calls(tmp):
 
         with open(os.path.join(root, pod_rel, "cpu.max"), "w") as f:
             f.write("1000 100000\n")
-        r = run("sync-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
+        r = run("rewrite-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
         report(r.returncode == 0 and read(root, pod_rel + "/cpu.max") == "40000 100000"
                and r.stdout == "pod cpu.max 40000 100000\npod cpu.weight 14\n",
-               "sync-pod (cgroupfs): cpu.max rewritten as QUOTA PERIOD, and cpu.weight", (r.stdout, r.stderr))
+               "rewrite-pod (cgroupfs): cpu.max rewritten as QUOTA PERIOD, and cpu.weight", (r.stdout, r.stderr))
 
         r = run("resize", "--cgroup-driver", "cgroupfs", "POD.json", "app", "400m", root=root, manifest=POD2)
         upd = [e for e in events() if e.get("cri") == "UpdateContainerResources"]
@@ -722,6 +875,100 @@ def test_calls(tmp):
                and "no config.linux.cgroup_parent" in r.stderr,
                "delete-pod without the sandbox's cgroup_parent: the sandbox removed, exit 1, saying so", r.stderr)
 
+        # --- init containers and sidecars: the kubelet's order -------------------------------------
+        fake.reset()
+        root = new_root()
+        init_pod = {"metadata": {"name": "init", "namespace": "burst-e2e", "uid": "abcd-1"},
+                    "spec": {"runtimeClassName": "crun-cgroupfs", "hostNetwork": True,
+                             "initContainers": [
+                                 {"name": "log", "image": "localhost/w:1", "command": ["sleep", "9"],
+                                  "restartPolicy": "Always", "resources": {"limits": {"cpu": "100m"}}},
+                                 {"name": "setup", "image": "localhost/w:1", "command": ["true"],
+                                  "resources": {"limits": {"cpu": "250m"}}}],
+                             "containers": [{"name": "app", "image": "localhost/w:1", "command": ["sleep", "9"],
+                                             "resources": {"limits": {"cpu": "200m"}}}]}}
+        init_rel = "kubepods/burstable/podabcd-1"
+        fake.watch = os.path.join(root, init_rel)
+        r = run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=init_pod)
+        calls = [(m, q.get("config", {}).get("metadata", {}).get("name") or q.get("container_id"))
+                 for m, q in fake.calls]
+        report(r.returncode == 0 and calls == [
+            ("RunPodSandbox", "init"), ("CreateContainer", "log"), ("StartContainer", "ctr-log"),
+            ("CreateContainer", "setup"), ("StartContainer", "ctr-setup"),
+            ("ContainerStatus", "ctr-setup"), ("ContainerStatus", "ctr-setup"),
+            ("CreateContainer", "app"), ("StartContainer", "ctr-app")]
+               and r.stdout == "pod pod0\ncontainer log ctr-log\ncontainer setup ctr-setup\ncontainer app ctr-app\n",
+               "run-pod with a sidecar and an init container: the sidecar started (not waited for), the init container "
+               "started and waited for until it exited, then the app; no RemoveContainer", (calls, r.stdout, r.stderr))
+        sandbox_event = [e for e in events() if e.get("cri") == "RunPodSandbox"]
+        report(sandbox_event and sandbox_event[0].get("cpu.max") == "35000 100000"
+               and sandbox_event[0].get("cpu.weight") == "14",
+               "... the pod cgroup made before the sandbox with the kubelet's quota: max(app 200m + sidecar 100m, "
+               "setup 250m + sidecar 100m) = 350m -> 35000, weight 14", sandbox_event)
+        creates = {q["config"]["metadata"]["name"]: q["config"]["linux"]["resources"]
+                   for m, q in fake.calls if m == "CreateContainer"}
+        report(creates == {"log": {"cpu_period": "100000", "cpu_quota": "10000", "cpu_shares": "102"},
+                           "setup": {"cpu_period": "100000", "cpu_quota": "25000", "cpu_shares": "256"},
+                           "app": {"cpu_period": "100000", "cpu_quota": "20000", "cpu_shares": "204"}},
+               "... each init container and sidecar gets its own quota and shares, as an app container", creates)
+        failing = copy(init_pod)
+        failing["metadata"]["uid"] = "abcd-2"
+        failing["spec"]["initContainers"][1]["command"] = ["false"]
+        r = run("run-pod", "--cgroup-driver", "cgroupfs", root=root, manifest=failing)
+        report(r.returncode == 1 and "init container `setup` (ctr-setup-pod1) exited with status 1" in r.stderr
+               and not [q for m, q in fake.calls if m == "CreateContainer" and q["config"]["metadata"]["name"] == "app"]
+               and r.stdout.splitlines()[-1] == "container setup ctr-setup-pod1",
+               "an init container that fails: exit 1 naming it and its status, the app never created", (r.stdout, r.stderr))
+
+        # --- the kubelet's CFS options on the node ------------------------------------------------
+        fake.reset()
+        root = new_root()
+        r = run("run-pod", "--cpu-cfs-quota-period", "50ms", root=root, manifest=POD2)
+        slice2 = "kubepods-burstable-pod5678_ef.slice"
+        pod_call = [c for c in busctl_calls() if c[7] == slice2]
+        props = parse_props(pod_call[0][9:])[0] if pod_call else {}
+        creates = [q["config"]["linux"]["resources"] for m, q in fake.calls if m == "CreateContainer"]
+        report(r.returncode == 0 and props.get("CPUQuotaPerSecUSec") == 400000 and props.get("CPUQuotaPeriodUSec") == 50000
+               and read(root, "kubepods.slice/kubepods-burstable.slice/" + slice2 + "/cpu.max") == "20000 50000"
+               and creates == [{"cpu_period": "50000", "cpu_quota": "12500", "cpu_shares": "256"},
+                               {"cpu_period": "50000", "cpu_quota": "7500", "cpu_shares": "102"}],
+               "--cpu-cfs-quota-period 50ms (systemd): the slice 400000 per s over 50000, cpu.max 20000 50000; "
+               "containers 12500 and 7500 of 50000", (props, creates, r.stderr))
+        r = run("rewrite-pod", "--cpu-cfs-quota-period", "50ms", root=root, manifest=POD2)
+        report(r.returncode == 0 and r.stdout == "pod cpu.max 20000 50000\npod cpu.weight 14\n",
+               "rewrite-pod with the same period writes the same pod quota", (r.stdout, r.stderr))
+
+        fake.reset()
+        root = new_root()
+        r = run("run-pod", "--no-cpu-cfs-quota", "--cgroup-driver", "cgroupfs", root=root, manifest=POD2)
+        creates = [q["config"]["linux"]["resources"] for m, q in fake.calls if m == "CreateContainer"]
+        report(r.returncode == 0 and read(root, pod_rel + "/cpu.max") == "max 100000"
+               and read(root, pod_rel + "/cpu.weight") == "14"
+               and creates == [{"cpu_shares": "256"}, {"cpu_shares": "102"}],
+               "--no-cpu-cfs-quota: the pod's cpu.max written as max 100000, weight 14; containers get shares only",
+               (creates, r.stderr))
+
+        fake.reset()
+        root = new_root()
+        guaranteed = {"metadata": {"name": "g", "namespace": "burst-e2e", "uid": "9a9a"},
+                      "spec": {"runtimeClassName": "crun-cgroupfs", "hostNetwork": True, "containers": [
+                          {"name": "pinned", "image": "localhost/w:1",
+                           "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}},
+                          {"name": "shared", "image": "localhost/w:1",
+                           "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}}}]}}
+        r = run("run-pod", "--static-cpu-manager", "--cgroup-driver", "cgroupfs", root=root, manifest=guaranteed)
+        creates = [q["config"]["linux"]["resources"] for m, q in fake.calls if m == "CreateContainer"]
+        report(r.returncode == 0 and fake.calls[0][1]["config"]["linux"]["cgroup_parent"] == "/kubepods/pod9a9a"
+               and read(root, "kubepods/pod9a9a/cpu.max") == "max 100000" and read(root, "kubepods/pod9a9a/cpu.weight") == "98"
+               and not os.path.exists(os.path.join(root, "kubepods/guaranteed"))
+               and creates == [{"cpu_period": "100000", "cpu_quota": "-1", "cpu_shares": "2048"},
+                               {"cpu_period": "100000", "cpu_quota": "50000", "cpu_shares": "512"}],
+               "--static-cpu-manager, Guaranteed pod with 2 whole CPUs: /kubepods/pod<uid> (no QoS level), cpu.max "
+               "max 100000, weight 98; the pinned container quota -1, the shared one 50000", (creates, r.stderr))
+        r = run("run-pod", "--cgroup-driver", "cgroupfs", root=new_root(), manifest=guaranteed)
+        report(r.returncode == 0 and "cpu.max 250000 100000" in r.stderr,
+               "the same pod without the static CPU manager: the pod quota 250000 (2.5 CPUs)", r.stderr)
+
         # --- manifests refused -------------------------------------------------------------------
         bad = copy(POD)
         bad["spec"]["hostNetwork"] = False
@@ -733,6 +980,24 @@ def test_calls(tmp):
         r = run("run-pod", root=new_root(), manifest=bad)
         report(r.returncode == 2 and not fake.calls and not busctl_calls() and "`lots` is not a CPU quantity" in r.stderr,
                "a bad CPU limit is refused before any call, naming it", r.stderr)
+        refused = []
+        for change in ({"initContainers": [{"name": "i", "image": "x", "restartPolicy": "OnFailure"}]},
+                       {"initContainers": [{"name": "app", "image": "x"}]},
+                       {"overhead": {"cpu": "lots"}},
+                       {"resources": {"limits": {"cpu": "1"}}}):
+            bad = copy(POD)
+            bad["spec"].update(change)
+            extra = ("--static-cpu-manager",) if "resources" in change else ()
+            r = run("run-pod", *extra, root=new_root(), manifest=bad)
+            refused.append((r.returncode, bool(fake.calls or busctl_calls()), r.stderr.strip()))
+        report([(rc, called) for rc, called, _ in refused] == [(2, False)] * 4
+               and "restartPolicy must be Always" in refused[0][2] and "unique" in refused[1][2]
+               and "`lots` is not a CPU quantity" in refused[2][2] and "not modelled" in refused[3][2],
+               "refused before any call: an init container's restartPolicy other than Always, a name used twice, "
+               "a bad overhead, the static CPU manager with pod-level resources", refused)
+        r = run("run-pod", "--cpu-cfs-quota-period", "5s", root=new_root(), manifest=POD)
+        report(r.returncode == 2 and not fake.calls and "from 1ms to 1s" in r.stderr,
+               "a period outside the kubelet's 1 ms to 1 s is refused", r.stderr)
     finally:
         server.stop(0)
 
@@ -743,6 +1008,7 @@ def main():
     cc = load_client()
     with tempfile.TemporaryDirectory() as tmp:
         test_derivations(cc, tmp)
+        test_shapes(cc)
         test_calls(tmp)
     print(f"1..{n}")
     print(f"cri-client: {n - failed} passed, {failed} failed")
