@@ -362,8 +362,9 @@ cri_pod_systemd() {
 	# systemd re-applies every unit's properties, the pod slice's CPU quota
 	# among them: cpu.max is written again, without the burst.
 	timeout "$TMO" systemctl daemon-reload && cri_pod_expect on "20000 100000" 20000 || return 1
-	# The kubelet's pod sync sets the slice's quota over D-Bus again.
-	cri sync-pod --cgroup-driver systemd "$m" >/dev/null && cri_pod_expect on "20000 100000" 20000 || return 1
+	# The slice's quota set again over D-Bus (SetUnitProperties, as
+	# libcontainer does at a resize; a pod sync writes nothing).
+	cri rewrite-pod --cgroup-driver systemd "$m" >/dev/null && cri_pod_expect on "20000 100000" 20000 || return 1
 	# In-place resize up: the pod first, then the container. Then the load:
 	# the burst still delivered after the rewrites and the resize.
 	cri_resize_check systemd "$m" on 300m "30000 100000" && cri_spin on grown "${CRI_SPIN[@]}" &&
@@ -382,7 +383,7 @@ cri_pod_systemd() {
 			cri_pod_expect on "30000 100000" 20000
 	fi
 }
-t_cri_pod_systemd() { # systemd driver (only the allowed annotation reaches crun; sandbox 20000): the pod-level slice carries the burst: 0 throttled at pod and container, vs. pod throttled without; kept through daemon-reload, the kubelet's rewrite and resizes
+t_cri_pod_systemd() { # systemd driver (only the allowed annotation reaches crun; sandbox 20000): the pod-level slice carries the burst: 0 throttled at pod and container, vs. pod throttled without; kept through daemon-reload, a SetUnitProperties rewrite (rewrite-pod) and resizes
 	cri_case cri_pod_systemd
 }
 
@@ -390,12 +391,13 @@ cri_pod_cgroupfs() {
 	local m=$work/pod-cgroupfs.json
 	cri_pod_pair cgroupfs crun-cgroupfs || return 1
 	cri_expect on "20000 100000" 20000 "^$CG/kubepods/burstable/pod[0-9a-f-]+/${cri_ids[on]}$" || return 1
-	# The kubelet writes the pod's cpu.max (two fields) on each sync, then a resize.
-	cri sync-pod --cgroup-driver cgroupfs "$m" >/dev/null && cri_pod_expect on "20000 100000" 20000 &&
+	# The pod's cpu.max written again in two fields, as a resize writes it
+	# (the kubelet does not write it at a pod sync), then a resize.
+	cri rewrite-pod --cgroup-driver cgroupfs "$m" >/dev/null && cri_pod_expect on "20000 100000" 20000 &&
 		cri_resize_check cgroupfs "$m" on 400m "40000 100000" &&
 		cri_spin on cgroupfs-grown "${CRI_SPIN[@]}" && cri_unthrottled cgroupfs-grown 40000
 }
-t_cri_pod_cgroupfs() { # cgroupfs driver (/kubepods/burstable/pod<uid>): the same pair, then the kubelet's cpu.max rewrite and a resize to 400m keep the pod's burst
+t_cri_pod_cgroupfs() { # cgroupfs driver (/kubepods/burstable/pod<uid>): the same pair, then a two-field cpu.max rewrite (rewrite-pod) and a resize to 400m keep the pod's burst
 	cri_case cri_pod_cgroupfs
 }
 
