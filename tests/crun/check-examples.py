@@ -9,7 +9,9 @@
   parser;
 - the containerd setting lets run.oci.cpu.burst through; the CRI-O example's
   allowed_annotations are names CRI-O accepts, and CRI-O's prefix rule lets
-  through (and keeps out) what its comments say.
+  through (and keeps out) what its comments say;
+- the admission policy is a ValidatingAdmissionPolicy and its binding that
+  guard pod.yaml's RuntimeClass and the annotation by a namespace label.
 
 Usage: check-examples.py OCI_SPEC_DIR UNIT_TEST_BINARY [SCHEMA_DIR]
 The unit test binary (tests_libcrun_cpu_burst, built with the package) parses
@@ -214,6 +216,39 @@ classes = {d["metadata"]["name"]: d["handler"] for d in docs if d.get("kind") ==
 pod = [d for d in docs if d.get("kind") == "Pod"][0]
 report(classes.get(pod["spec"].get("runtimeClassName")) == "crun",
        "pod.yaml: the pod's RuntimeClass maps to containerd's handler crun")
+
+
+# --- the admission policy -----------------------------------------------------------
+# No CEL evaluator is packaged in Debian 12: the manifest is checked for its
+# shape (what the API server's schema requires of a ValidatingAdmissionPolicy
+# and its binding, admissionregistration.k8s.io/v1) and for naming what it
+# must guard: pod.yaml's RuntimeClass, the annotation, the namespace label.
+with open(os.path.join(examples, "admission-policy.yaml")) as f:
+    adm = {d["kind"]: d for d in yaml.safe_load_all(f) if d}
+policy, binding = adm.get("ValidatingAdmissionPolicy", {}), adm.get("ValidatingAdmissionPolicyBinding", {})
+report(all(d.get("apiVersion") == "admissionregistration.k8s.io/v1" for d in (policy, binding)) and len(adm) == 2,
+       "admission-policy.yaml: a ValidatingAdmissionPolicy and its binding, admissionregistration.k8s.io/v1")
+pspec, bspec = policy.get("spec") or {}, binding.get("spec") or {}
+rules = (pspec.get("matchConstraints") or {}).get("resourceRules") or []
+report(any(r.get("apiGroups") == [""] and "pods" in r.get("resources", []) and "CREATE" in r.get("operations", [])
+           and r.get("apiVersions") for r in rules) and pspec.get("failurePolicy") in ("Fail", "Ignore"),
+       "admission-policy.yaml: the policy matches the creation of pods (core group, v1)")
+report(bspec.get("policyName") == policy.get("metadata", {}).get("name") and bspec.get("validationActions") == ["Deny"],
+       "admission-policy.yaml: the binding names the policy and denies")
+validations = pspec.get("validations") or []
+names = [v.get("name") for v in pspec.get("variables") or []]
+text = " ".join(v.get("expression", "") for v in (pspec.get("variables") or []) + validations)
+report(validations and all(v.get("expression") and (v.get("message") or v.get("messageExpression"))
+                           for v in validations)
+       and all(ref in names for ref in re.findall(r"variables\.(\w+)", text)),
+       "admission-policy.yaml: every validation has an expression and a message; every variable used is defined")
+runtime_class = pod["spec"].get("runtimeClassName")
+report(f"object.spec.runtimeClassName != '{runtime_class}'" in text and f"'{ANNOTATION}' in" in text
+       and "'burst-cfs.example/cpu-burst'" in text and "== 'allowed'" in text and "startsWith('run.oci.')" in text,
+       f"admission-policy.yaml: it guards RuntimeClass {runtime_class} (pod.yaml's), {ANNOTATION} and the other "
+       "run.oci.* annotations, by the namespace label burst-cfs.example/cpu-burst=allowed")
+report(text.count("(") == text.count(")") and text.count("'") % 2 == 0,
+       "admission-policy.yaml: the CEL expressions' parentheses and quotes balance")
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
