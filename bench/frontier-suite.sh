@@ -21,14 +21,14 @@
 #                    (ms), burst = quota; pod-mainline: the pod load at
 #                    100 ms with burst = quota at both levels
 #   FRONTIER_LOADS   which loads (default all that the part has)
-#   FRONTIER_REQUESTS  measured requests per run (default 600)
+#   FRONTIER_REQUESTS  measured requests per run (default 400)
 #   FRONTIER_SEED    the seed of the heavy-tailed sizes in the runs; the
 #                    recording uses another (default 1; the recording 1000 + it)
 set -eu
 
 kernel=${BURSTCFS_EXPECT:-patched}
 part=${FRONTIER_PART:-ours}
-requests=${FRONTIER_REQUESTS:-600}
+requests=${FRONTIER_REQUESTS:-400}
 seed=${FRONTIER_SEED:-1}
 warmup=2
 bin=$(dirname "$0")

@@ -538,8 +538,9 @@ def page(raw, md, png, burstctl=None):
             f"- guest: {head.get('guest')}; ours {head.get('ours_release')}, mainline {head.get('mainline_release')}; "
             f"config {head.get('config')}; .config sha256 ours {head.get('ours_config_sha256')}, "
             f"mainline {head.get('mainline_config_sha256')}",
-            f"- {head.get('reps')} rounds (seeds 1..{head.get('reps')} of the heavy-tailed sizes; boot order "
-            f"alternating), {head.get('requests')} measured requests per run, {len(runs)} runs; "
+            f"- {head.get('reps')} rounds (round r: seed r of the heavy-tailed sizes and of each run's start "
+            f"phase; under -icount the boots' order cannot matter), {head.get('requests')} measured requests "
+            f"per run, {len(runs)} runs; "
             f"{end.get('elapsed_s')} s in all"]
     with open(md, "w") as f:
         f.write("\n".join(out) + "\n")

@@ -17,7 +17,8 @@
 #
 # Usage: bench/run-frontier.sh OUR_KERNEL MAINLINE_KERNEL GUEST_CONFIG INITRAMFS OUTDIR
 # Environment: FRONTIER_REPS (rounds, default 2; each round its own seed of
-# the heavy-tailed sizes), FRONTIER_REQUESTS (per run, default 600),
+# the heavy-tailed sizes and its own phases), FRONTIER_REQUESTS (per run,
+# default 400),
 # FRONTIER_LOADS (a trial: these loads only), FRONTIER_SHIFT (default 2:
 # 4 ns of guest time per instruction), BENCH_DOCS (default docs/). A trial
 # (FRONTIER_LOADS, or fewer than 2 rounds) leaves docs/ untouched.
@@ -29,7 +30,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 docs=${BENCH_DOCS:-$top/docs}
 frontier=$top/bench/frontier.py
 reps=${FRONTIER_REPS:-2}
-requests=${FRONTIER_REQUESTS:-600}
+requests=${FRONTIER_REQUESTS:-400}
 shift_=${FRONTIER_SHIFT:-2}
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bench-frontier: FRONTIER_REPS=$reps is not a count of rounds" >&2; exit 2; }
 [[ $requests =~ ^[1-9][0-9]*$ ]] || { echo "bench-frontier: FRONTIER_REQUESTS=$requests is not a count" >&2; exit 2; }
@@ -37,11 +38,13 @@ shift_=${FRONTIER_SHIFT:-2}
 trial=0
 [[ -z ${FRONTIER_LOADS:-} ]] && ((reps >= 2)) || trial=1
 
-# name | kernel | expect | the suite's part
+# name | kernel | expect | the suite's part. Two at a time, in this order:
+# the first holds 45 runs, ours and the second 30 + 18, the pod's 3 runs
+# go last: the two host CPUs finish together.
 BOOTS="
+mainline-x mainline stock   mainline-10,20,50,100,200
 ours       ours     patched ours
-mainline-a mainline stock   mainline-10,20,50
-mainline-b mainline stock   mainline-100,200,500,1000
+mainline-y mainline stock   mainline-500,1000
 mainline-p mainline stock   pod-mainline
 "
 declare -A image=([ours]=$ours [mainline]=$mainline)
@@ -87,8 +90,6 @@ start=$(date +%s)
 echo "bench-frontier: $reps rounds of $(grep -c . <<<"$BOOTS") boots, two at a time (-icount: the host's load does not reach the figures)"
 for rep in $(seq 1 "$reps"); do
 	order=$(grep . <<<"$BOOTS")
-	# Alternate the boot order across rounds.
-	((rep % 2)) || order=$(tac <<<"$order")
 	pids=()
 	while read -r name k expect part; do
 		# Two at a time: wait for a slot.
