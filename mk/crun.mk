@@ -32,15 +32,21 @@ crun: $(CRUN_DEB)
 check-crun: $(CRUN_DEB) $(CRUN_UNIT)
 	@tests/crun/run-host-tests.sh $(CRUN_OUT)
 
-# The suite's helper: holds a container's state lock as crun does.
+# The suite's helpers: one holds a container's state lock as crun does,
+# one watches cgroup files for writes while crun runs.
 CRUN_HOLD_LOCK := $(CRUN_OUT)/hold-lock
+CRUN_WATCH := $(CRUN_OUT)/watch-cgroup
 
 $(CRUN_HOLD_LOCK): tests/crun/hold-lock.c | deps-kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $<
 
-$(CRUN_INITRAMFS): $(CRUN_DEB) $(CRUN_HOLD_LOCK) tests/crun/crun-suite tests/crun/mkinitramfs-crun.sh tests/qemu/mkinitramfs.sh tests/qemu/init
-	@tests/crun/mkinitramfs-crun.sh $@ $(CRUN_DEB) tests/crun/crun-suite $(CRUN_HOLD_LOCK)
+$(CRUN_WATCH): tests/crun/watch-cgroup.c | deps-kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $<
+
+$(CRUN_INITRAMFS): $(CRUN_DEB) $(CRUN_HOLD_LOCK) $(CRUN_WATCH) tests/crun/crun-suite tests/crun/mkinitramfs-crun.sh tests/qemu/mkinitramfs.sh tests/qemu/init
+	@tests/crun/mkinitramfs-crun.sh $@ $(CRUN_DEB) tests/crun/crun-suite $(CRUN_HOLD_LOCK) $(CRUN_WATCH)
 
 test-crun-patched: $(KERNEL) $(CRUN_INITRAMFS)
 	@tests/qemu/run-guest.sh crun-patched $(KERNEL) $(CRUN_INITRAMFS) crun-suite patched 600
