@@ -49,10 +49,10 @@ $(CRUN_INITRAMFS): $(CRUN_DEB) $(CRUN_HOLD_LOCK) $(CRUN_WATCH) tests/crun/crun-s
 	@tests/crun/mkinitramfs-crun.sh $@ $(CRUN_DEB) tests/crun/crun-suite $(CRUN_HOLD_LOCK) $(CRUN_WATCH)
 
 test-crun-patched: $(KERNEL) $(CRUN_INITRAMFS)
-	@tests/qemu/run-guest.sh crun-patched $(KERNEL) $(CRUN_INITRAMFS) crun-suite patched 600
+	@tests/qemu/run-guest.sh crun-patched $(KERNEL) $(CRUN_INITRAMFS) crun-suite patched 900
 
 test-crun-stock: $(BASELINE) $(CRUN_INITRAMFS)
-	@tests/qemu/run-guest.sh crun-stock $(BASELINE) $(CRUN_INITRAMFS) crun-suite stock 600
+	@tests/qemu/run-guest.sh crun-stock $(BASELINE) $(CRUN_INITRAMFS) crun-suite stock 900
 
 # Side by side, as test-kernel's pair (PAIR_JOBS).
 test-crun: $(KERNEL) $(BASELINE) $(CRUN_INITRAMFS)
