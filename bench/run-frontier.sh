@@ -4,8 +4,9 @@
 # same long-run share. bench/frontier-suite.sh runs in the initramfs guest
 # on our kernel (recordings, burstctl advise's burst, and the capped control
 # at 100 ms) and on mainline built with the same config (every period of the
-# sweep with burst = quota, and the pod at 100 ms), in rounds whose boot
-# order alternates. Every result goes into docs/bench-raw/frontier-DATE.jsonl,
+# sweep with burst = quota, and the pod at 100 ms), in rounds (under -icount
+# the order of the boots cannot matter: none of them sees the host). Every
+# result goes into docs/bench-raw/frontier-DATE.jsonl,
 # and docs/benchmarks-frontier.md and .png are computed from that file
 # alone (bench/frontier.py --from).
 #
