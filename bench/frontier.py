@@ -413,8 +413,10 @@ def plot(results, png):
     with tempfile.TemporaryDirectory() as tmp:
         gp = ['set terminal pngcairo size 1000,760 font "sans,9"', f'set output "{png}"',
               f"set multiplot layout {(len(loads) + 1) // 2},2 title "
-              "'latency beyond CPU time against long-run share: ours (burst from burstctl advise, 100 ms) "
-              "against mainline at its best period (burst = quota); QEMU TCG -icount, 1 vCPU'",
+              '"latency beyond CPU time against long-run share: ours (100 ms, burst from burstctl advise) against '
+              'mainline at its best period (burst = quota)\\n'
+              f'QEMU TCG -icount, 1 vCPU; below {FLOOR_US / 1000} ms drawn at {FLOOR_US / 1000} ms"',
+              "set tmargin 4",
               "set logscale y", "set xlabel 'long-run share (% of a CPU)'", "set ylabel 'ms'",
               "set grid", "set key top right font ',8'"]
         for load in loads:
