@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import BenchError, fmt_spread, md_table, parse_log, spread  # noqa: E402
+from report import BenchError, fmt_spread, md_table, parse_log, read_records, spread  # noqa: E402
 
 NAMES = {"ours": "ours", "mainline": "mainline (same config)",
          "mainline-aa": "mainline, booted again"}
@@ -37,24 +37,8 @@ FLEETS = [("ours", "fleet-1000", "ours, burst = quota"),
 
 
 def load(path):
-    meta, runs, boots, end = None, [], [], None
-    with open(path) as f:
-        for i, line in enumerate(f, 1):
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise BenchError(f"{path}:{i}: not JSON ({e})") from e
-            kind = rec.get("type")
-            if kind == "bench":
-                meta = rec
-            elif kind == "boot":
-                boots.append(rec)
-            elif kind == "run":
-                runs.append(rec)
-            elif kind == "end":
-                end = rec
-    if meta is None or end is None:
-        raise BenchError(f"{path}: no {'bench' if meta is None else 'end'} line: not a whole run")
+    meta, recs, end = read_records(path, ("boot", "run"))
+    runs, boots = recs["run"], recs["boot"]
     reps = int(meta["repetitions"])
     for rep in range(1, reps + 1):
         for k in NAMES:

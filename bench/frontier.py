@@ -42,6 +42,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import BenchError, read_records  # noqa: E402
+
 PCTS = (("p99", 99.0), ("p99.9", 99.9))
 BLOCK = 10
 RESAMPLES = 1000
@@ -98,24 +101,11 @@ def collect(raw, log, fields):
 
 
 def load_raw(path):
-    head, runs, advice, end = None, [], [], None
-    with open(path) as f:
-        for i, line in enumerate(f, 1):
-            rec = json.loads(line)
-            t = rec.get("type")
-            if t == "bench":
-                head = rec
-            elif t == "run":
-                runs.append(rec)
-            elif t == "advise":
-                advice.append(rec)
-            elif t == "end":
-                end = rec
-            else:
-                fail(f"{path}:{i}: unknown record type {t!r}")
-    if head is None or end is None:
-        fail(f"{path}: no header or no end line: an interrupted run")
-    return head, runs, advice, end
+    try:
+        head, recs, end = read_records(path, ("run", "advise"))
+    except BenchError as e:
+        fail(str(e))
+    return head, recs["run"], recs["advise"], end
 
 
 # --- statistics -----------------------------------------------------------------

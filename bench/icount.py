@@ -26,7 +26,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import BenchError, md_table  # noqa: E402
+from report import BenchError, md_table, read_records  # noqa: E402
 
 # The bound (issue 41): a path's kernel instructions per operation on ours
 # within BOUND of mainline's, or a delta the page explains from the code
@@ -212,24 +212,8 @@ def boot_phases(console, symbols, counts, keep_per_op=1.0):
 # --- the raw file -------------------------------------------------------------
 
 def load(path):
-    meta, boots, phases, end = None, [], [], None
-    with open(path) as f:
-        for i, line in enumerate(f, 1):
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise BenchError(f"{path}:{i}: not JSON ({e})") from e
-            kind = rec.get("type")
-            if kind == "bench":
-                meta = rec
-            elif kind == "boot":
-                boots.append(rec)
-            elif kind == "phase":
-                phases.append(rec)
-            elif kind == "end":
-                end = rec
-    if meta is None or end is None:
-        raise BenchError(f"{path}: no {'bench' if meta is None else 'end'} line: not a whole run")
+    meta, recs, end = read_records(path, ("boot", "phase"))
+    boots, phases = recs["boot"], recs["phase"]
     for k in ("ours", "mainline"):
         if int(meta.get("repetitions", 2)) >= 2 and len({p["round"] for p in phases if p["kernel"] == k}) < 2:
             raise BenchError(f"{path}: {k} was booted fewer than twice: no A/A")

@@ -177,6 +177,35 @@ def check(data):
         raise BenchError("cases without every repetition:\n  " + "\n  ".join(gaps))
 
 
+def read_records(path, kinds):
+    """A raw JSON-lines file of make bench-cost, bench-icount or
+    bench-frontier: its "bench" line, a list of records for each type in
+    KINDS, and its "end" line. BenchError for a line that is not JSON, a
+    type outside KINDS, or a file without its bench or end line (a run
+    that was cut short)."""
+    meta, end, recs = None, None, {k: [] for k in kinds}
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise BenchError(f"{path}:{i}: not JSON ({e})") from e
+            kind = rec.get("type")
+            if kind == "bench":
+                meta = rec
+            elif kind == "end":
+                end = rec
+            elif kind in recs:
+                recs[kind].append(rec)
+            else:
+                raise BenchError(f"{path}:{i}: unknown record type {kind!r}")
+    if meta is None or end is None:
+        raise BenchError(f"{path}: no {'bench' if meta is None else 'end'} line: not a whole run (interrupted?)")
+    return meta, recs, end
+
+
 def load_raw(path):
     lines = []
     with open(path) as f:

@@ -46,12 +46,7 @@ declare -A image=([ours]=$ours [mainline]=$mainline [mainline-aa]=$mainline)
 declare -A expect=([ours]=patched [mainline]=stock [mainline-aa]=stock)
 declare -A est=([ours]=130 [mainline]=94 [mainline-aa]=94)
 declare -A kconfig release sha
-for k in ours mainline; do
-	[[ -r ${image[$k]} ]] || { echo "bench-cost: no $k kernel at ${image[$k]}" >&2; exit 1; }
-	kernel_identity "${image[$k]}"
-	kconfig[$k]=$kernel_config release[$k]=$kernel_release
-	sha[$k]=$(sha256sum "${image[$k]}" | cut -c1-16)
-done
+identify_kernels bench-cost ours mainline
 kconfig[mainline-aa]=${kconfig[mainline]} release[mainline-aa]=${release[mainline]} sha[mainline-aa]=${sha[mainline]}
 settings=""
 for v in COST_PATH_PAIRS COST_PATH_WINDOW_MS COST_CONFIG_OPS COST_FLEET_SIZES COST_FLEET_S; do

@@ -51,12 +51,7 @@ mainline-p mainline stock   pod-mainline
 declare -A image=([ours]=$ours [mainline]=$mainline)
 declare -A release sha kconfig
 . "$top/bench/runner-lib.sh"
-for k in ours mainline; do
-	[[ -r ${image[$k]} ]] || { echo "bench-frontier: no $k kernel at ${image[$k]}" >&2; exit 1; }
-	kernel_identity "${image[$k]}"
-	release[$k]=$kernel_release kconfig[$k]=$kernel_config
-	sha[$k]=$(sha256sum "${image[$k]}" | cut -c1-16)
-done
+identify_kernels bench-frontier ours mainline
 . "$top/scripts/lib/kconfig-base.sh"
 guest_cfg=$(kconfig_describe "$top" "$guest_config")
 

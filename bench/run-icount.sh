@@ -33,12 +33,7 @@ ours_pattern=$initramfs
 declare -A image=([ours]=$ours [mainline]=$mainline [slowed]=$slowed)
 declare -A expect=([ours]=patched [mainline]=stock [slowed]=patched)
 declare -A kconfig release sha
-for k in ours mainline slowed; do
-	[[ -r ${image[$k]} ]] || { echo "bench-icount: no $k kernel at ${image[$k]}" >&2; exit 1; }
-	kernel_identity "${image[$k]}"
-	kconfig[$k]=$kernel_config release[$k]=$kernel_release
-	sha[$k]=$(sha256sum "${image[$k]}" | cut -c1-16)
-done
+identify_kernels bench-icount ours mainline slowed
 settings=""
 for v in ICOUNT_N ICOUNT_CONFIG_N ICOUNT_SWITCH_N ICOUNT_GROUPS; do
 	[[ -z ${!v:-} ]] || settings+=" $v=${!v}"

@@ -97,6 +97,23 @@ PY
 	[[ ! -r $1.config ]] || kernel_config=$(sha256sum <"$1.config" | cut -c1-16)
 }
 
+# identify_kernels TAG NAME...: for each NAME, of the bzImage image[NAME],
+# sets release[NAME] and kconfig[NAME] (kernel_identity) and sha[NAME] (its
+# sha256, 16 hex digits); exits naming a missing bzImage. The caller
+# declares the four associative arrays.
+identify_kernels() {
+	local tag=$1 k
+	shift
+	for k in "$@"; do
+		[[ -r ${image[$k]} ]] || { echo "$tag: no $k kernel at ${image[$k]}" >&2; exit 1; }
+		kernel_identity "${image[$k]}"
+		# shellcheck disable=SC2034 # the caller's arrays
+		release[$k]=$kernel_release kconfig[$k]=$kernel_config
+		# shellcheck disable=SC2034
+		sha[$k]=$(sha256sum "${image[$k]}" | cut -c1-16)
+	done
+}
+
 # kernel_matches LOG VERSION_STRING: every result line of the boot's LOG
 # names the release and build (uname -r, uname -v) of the bzImage whose
 # kernel_release is VERSION_STRING, or this fails saying which it named.
