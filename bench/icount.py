@@ -79,6 +79,14 @@ EXPLAINED = {
              "where `cfs_bandwidth_available` reads the clock (`ktime_get`) to credit the periods "
              "the stopped timer has not yet refilled, about 130. 700 is that with room for a "
              "longer value; the per-function table below shows each part."),
+    "burst": (50, "patch 1 (the writers fix) reads the values a write keeps inside "
+              "`cfs_constraints_mutex`: `tg_set_cfs_bandwidth` now takes the bandwidth lock "
+              "(`_raw_spin_lock_irq` and `_raw_spin_unlock_irq`, about 13) to copy the period and "
+              "quota a `cpu.max.burst` write keeps, and tests the caller's field mask; the "
+              "conversion and range check that `cpu_cfs_burst_write_u64` did before calling it move "
+              "into the write (+32 there, −16 in the refill mainline inlined). Set from the code "
+              "after the run of 2026-12-07 03:33 showed the write at +38; those fields change only "
+              "under the mutex the write holds, so the lock could go (about −13)."),
 }
 
 # What the page says of an operation's figures beside the verdict, from the
