@@ -207,7 +207,7 @@ static void phase_line(const char *op, uint64_t ops, unsigned int groups, const 
 static void path_op(const char *op, unsigned int groups, uint64_t quota, uint64_t period,
 		    uint64_t burst, uint64_t work_us, uint64_t sleep_us, uint64_t phase_ns)
 {
-	uint64_t c0, c1, t0, t1;
+	uint64_t c0, c1, t0, t1, (*ops)(void);
 	char extra[128];
 
 	for (unsigned int i = 0; i < groups; i++)
@@ -216,23 +216,15 @@ static void path_op(const char *op, unsigned int groups, uint64_t quota, uint64_
 		start_worker(i, work_us * NSEC_PER_USEC, sleep_us * NSEC_PER_USEC);
 	/* Warm-up: every worker through a few cycles, the timers settled. */
 	sleep_ns(work_us ? (work_us + sleep_us) * NSEC_PER_USEC * 3 : period * NSEC_PER_USEC * 10);
-	if (!strcmp(op, "refill")) {
-		c0 = throttled();
-		t0 = bench_clock_ns(CLOCK_MONOTONIC);
-		MARK(0);
-		sleep_ns(phase_ns);
-		MARK(1);
-		t1 = bench_clock_ns(CLOCK_MONOTONIC);
-		c1 = throttled();
-	} else {
-		c0 = all_cycles();
-		t0 = bench_clock_ns(CLOCK_MONOTONIC);
-		MARK(0);
-		sleep_ns(phase_ns);
-		MARK(1);
-		t1 = bench_clock_ns(CLOCK_MONOTONIC);
-		c1 = all_cycles();
-	}
+	/* A refill is a throttled period; a wake-up or a sleep is a worker's cycle. */
+	ops = strcmp(op, "refill") ? all_cycles : throttled;
+	c0 = ops();
+	t0 = bench_clock_ns(CLOCK_MONOTONIC);
+	MARK(0);
+	sleep_ns(phase_ns);
+	MARK(1);
+	t1 = bench_clock_ns(CLOCK_MONOTONIC);
+	c1 = ops();
 	snprintf(extra, sizeof(extra), ",\"phase_ns\":%llu,\"quota_us\":%llu,\"period_us\":%llu,\"burst_us\":%llu",
 		 (unsigned long long)(t1 - t0), (unsigned long long)quota,
 		 (unsigned long long)period, (unsigned long long)burst);
