@@ -7,9 +7,9 @@
 # KERNEL_SRC must have the series applied by scripts/kernel-tree.sh. The
 # build runs in a git worktree DIR/slowed/src beside it, in
 # DIR/slowed/obj-guest: from there the sources are ../src, as for our
-# kernel, so ccache answers for every file the diff does not change. The
-# diff's commit gets the series' date, so the same diff gives the same tree
-# and scripts/kernel-build.sh reuses the kernel it cached from it.
+# kernel, so ccache answers for every file the diff does not change; the
+# same diff gives the same commit and the kernel cached from it
+# (worktree_at_series_plus).
 set -euo pipefail
 
 src=$(realpath "$1")
@@ -19,17 +19,9 @@ shift 3
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$(dirname "$src")/slowed
 tree=$base/src
-git=(git -C "$tree" -c advice.detachedHead=false -c user.name=burst-cfs-build
-     -c user.email=build@localhost)
 
 . "$top/scripts/lib/worktree.sh"
 kernel_worktree "$src" "$tree"
-GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cD HEAD)
-export GIT_COMMITTER_DATE GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE
-"${git[@]}" reset -q --hard
-"${git[@]}" clean -q -fdx
-"${git[@]}" checkout -q --detach "$(git -C "$src" rev-parse HEAD)"
-"${git[@]}" apply "$diff"
-"${git[@]}" commit -q -a -m "slowed: $(basename "$diff" .diff)"
+worktree_at_series_plus "$src" "$tree" "$diff" "slowed: $(basename "$diff" .diff)"
 echo "kernel-slowed: $tree at the series plus $(basename "$diff")"
 exec "$top/scripts/kernel-build.sh" "$tree" "$base/obj-guest" "$out" "$@"

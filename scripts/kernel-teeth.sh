@@ -27,10 +27,6 @@ git=(git -C "$tree" -c advice.detachedHead=false -c user.name=burst-cfs-build
 . "$top/scripts/lib/worktree.sh"
 kernel_worktree "$src" "$tree"
 series_head=$(git -C "$src" rev-parse HEAD)
-# The fault's commit gets the series' date: the same fault gives the same
-# commit, tree and cached kernel in every clone.
-GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cD HEAD)
-export GIT_COMMITTER_DATE GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE
 mkdir -p "$out"
 table=$out/teeth.md
 {
@@ -41,11 +37,8 @@ table=$out/teeth.md
 bad=0
 for fault in "$top"/kernel/teeth/*.diff; do
 	name=$(basename "$fault" .diff)
-	"${git[@]}" reset -q --hard
-	"${git[@]}" clean -q -fdx
-	"${git[@]}" checkout -q --detach "$series_head"
-	"${git[@]}" apply "$fault"
-	"${git[@]}" commit -q -a -m "teeth: $name"
+	# The same fault gives the same commit, tree and cached kernel in every clone.
+	worktree_at_series_plus "$src" "$tree" "$fault" "teeth: $name"
 	echo "kernel-teeth: $name: building"
 	if ! "$top/scripts/kernel-build.sh" "$tree" "$obj" "$out/$name.bzImage" "$@" >"$out/$name.build.log" 2>&1; then
 		echo "kernel-teeth: $name: build FAILED" >&2

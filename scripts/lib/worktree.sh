@@ -27,3 +27,20 @@ kernel_worktree() {
 	mkdir -p "$(dirname "$tree")"
 	git -C "$src" -c advice.detachedHead=false worktree add -q --detach "$tree" pristine
 }
+
+# worktree_at_series_plus SRC TREE DIFF MESSAGE: TREE (a kernel_worktree of
+# SRC) at SRC's HEAD, the whole series, with DIFF applied and committed as
+# MESSAGE. The commit gets the series' date, so the same diff gives the same
+# commit, tree and cached kernel in every clone. Used by the builds of one
+# deliberate change on top of the series: the teeth and the slowed kernel.
+worktree_at_series_plus() {
+	local src=$1 tree=$2 diff=$3 message=$4 date
+	local git=(git -C "$tree" -c advice.detachedHead=false -c user.name=burst-cfs-build
+		-c user.email=build@localhost)
+	date=$(git -C "$src" log -1 --format=%cD HEAD)
+	"${git[@]}" reset -q --hard
+	"${git[@]}" clean -q -fdx
+	"${git[@]}" checkout -q --detach "$(git -C "$src" rev-parse HEAD)"
+	"${git[@]}" apply "$diff"
+	GIT_COMMITTER_DATE=$date GIT_AUTHOR_DATE=$date "${git[@]}" commit -q -a -m "$message"
+}
