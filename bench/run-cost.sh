@@ -55,10 +55,7 @@ done
 . "$top/scripts/lib/kconfig-base.sh"
 guest_cfg=$(kconfig_describe "$top" "$guest_config")
 
-rm -rf "$out"
-mkdir -p "$out"
-stamp=$(date -u +%Y-%m-%d-%H%M)
-raw=$out/cost-$stamp.jsonl
+fresh_raw cost
 record() { python3 "$report" --append "$raw" "$@"; }
 left_s=$(( reps * (est[ours] + est[mainline] + est[mainline-aa]) ))
 # One vCPU: under single-threaded TCG vCPUs take turns on one host thread,

@@ -55,10 +55,7 @@ identify_kernels bench-frontier ours mainline
 . "$top/scripts/lib/kconfig-base.sh"
 guest_cfg=$(kconfig_describe "$top" "$guest_config")
 
-rm -rf "$out"
-mkdir -p "$out"
-stamp=$(date -u +%Y-%m-%d-%H%M)
-raw=$out/frontier-$stamp.jsonl
+fresh_raw frontier
 icount="shift=$shift_,align=off,sleep=off"
 python3 "$frontier" --header "$raw" date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	commit="$(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git')" \

@@ -41,10 +41,7 @@ done
 . "$top/scripts/lib/kconfig-base.sh"
 guest_cfg=$(kconfig_describe "$top" "$guest_config")
 
-rm -rf "$out"
-mkdir -p "$out"
-stamp=$(date -u +%Y-%m-%d-%H%M)
-raw=$out/icount-$stamp.jsonl
+fresh_raw icount
 record() { python3 "$report" --append "$raw" "$@"; }
 # -icount: the guest's clock is its instruction count (shift=0: 1 ns each),
 # never waits for the host's (align=off) and skips idle time (sleep=off).

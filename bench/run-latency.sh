@@ -181,10 +181,7 @@ boot_guest() {
 }
 declare -A initrd=([ours]=none [mainline]=none [stock]=${stock_initrd:-})
 
-rm -rf "$out"
-mkdir -p "$out"
-stamp=$(date -u +%Y-%m-%d-%H%M)
-raw=$out/$setup-$stamp.jsonl
+fresh_raw "$setup"
 record() { python3 "$report" --append "$raw" "$@"; }
 if [[ $setup == kernel ]]; then
 	bench_fields "$initramfs_guest"

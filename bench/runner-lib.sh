@@ -97,6 +97,15 @@ PY
 	[[ ! -r $1.config ]] || kernel_config=$(sha256sum <"$1.config" | cut -c1-16)
 }
 
+# fresh_raw KIND: empties OUTDIR ($out) for this run and names its raw
+# file, $out/KIND-DATE.jsonl (UTC, to the minute), in raw.
+fresh_raw() {
+	rm -rf "$out"
+	mkdir -p "$out"
+	# shellcheck disable=SC2034 # used by the sourcing script
+	raw=$out/$1-$(date -u +%Y-%m-%d-%H%M).jsonl
+}
+
 # identify_kernels TAG NAME...: for each NAME, of the bzImage image[NAME],
 # sets release[NAME] and kconfig[NAME] (kernel_identity) and sha[NAME] (its
 # sha256, 16 hex digits); exits naming a missing bzImage. The caller
