@@ -13,7 +13,9 @@ set -euo pipefail
 out=$1
 cache=${BURST_CACHE:-/var/cache/burst-cfs}
 tag=qemu-plugin-header
+log() { echo "$tag: $*"; }
 die() { echo "$tag: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/debsrc.sh"
 
 for tool in apt-get dpkg-source dpkg-query; do
 	command -v "$tool" >/dev/null || die "$tool missing (make deps)"
@@ -24,23 +26,23 @@ version=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
 dir=$cache/src/qemu_$version
 header=$dir/qemu-plugin.h
 
-mkdir -p "$cache/src"
-exec 9>"$dir.lock"
-flock 9
 if [[ ! -f $header ]]; then
-	echo "$tag: downloading and unpacking Debian's source of qemu $version (once per version)"
-	rm -rf "$dir.tmp"
-	mkdir -p "$dir.tmp"
-	(cd "$dir.tmp" && apt-get source -q --download-only -o APT::Sandbox::User=root "qemu=$version" >/dev/null) ||
-		die "apt-get source qemu=$version failed (is there a deb-src source? make deps)"
+	debsrc_fetch qemu "$version" "$dir/source"
 	# dpkg-source applies Debian's patches: the header as the binary was built.
-	dpkg-source -q -x "$dir.tmp/qemu_${version#*:}.dsc" "$dir.tmp/tree" >/dev/null 2>&1 ||
-		die "dpkg-source -x of qemu $version failed"
-	[[ -f $dir.tmp/tree/include/qemu/qemu-plugin.h ]] || die "qemu $version's source has no include/qemu/qemu-plugin.h"
-	mkdir -p "$dir"
-	cp "$dir.tmp/tree/include/qemu/qemu-plugin.h" "$header.tmp"
-	mv "$header.tmp" "$header"
-	rm -rf "$dir.tmp"
+	exec 9>"$dir.lock"
+	flock 9
+	if [[ ! -f $header ]]; then
+		# dpkg-source -x also leaves a copy of the orig tarball beside the
+		# tree: both go in unpack/, deleted whole.
+		rm -rf "$dir/unpack"
+		mkdir -p "$dir/unpack"
+		dpkg-source -q -x "$dir/source/qemu_${version#*:}.dsc" "$dir/unpack/tree" >/dev/null 2>&1 ||
+			die "dpkg-source -x of qemu $version failed"
+		[[ -f $dir/unpack/tree/include/qemu/qemu-plugin.h ]] || die "qemu $version's source has no include/qemu/qemu-plugin.h"
+		cp "$dir/unpack/tree/include/qemu/qemu-plugin.h" "$header.tmp"
+		mv "$header.tmp" "$header"
+		rm -rf "$dir/unpack" "$dir/source"
+	fi
 fi
 mkdir -p "$(dirname "$out")"
 cmp -s "$header" "$out" 2>/dev/null || cp "$header" "$out"

@@ -12,6 +12,7 @@
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/scripts/lib/progress.sh"
+. "$top/scripts/lib/debsrc.sh"
 cache=${BURST_CACHE:-/var/cache/burst-cfs}
 maintainer="Seed b38bfef3 maintainers <maintainers@users.noreply.a-seed-b38bfef3.example>"
 
@@ -78,21 +79,9 @@ debpkg_cached() {
 # Downloads the source once per version, extracts it with Debian's patches
 # applied, and pushes ours on top; a patch that does not apply is named.
 debpkg_prepare() {
-	local srccache=$cache/src/${bin}_$version dsc p download_lock
+	local srccache=$cache/src/${bin}_$version dsc p
 	dsc=$srccache/${pkg}_${version#*:}.dsc
-	# The download is shared with the callers that have work trees of their own.
-	mkdir -p "$cache/src"
-	exec {download_lock}>"$srccache.lock"
-	flock "$download_lock"
-	if [[ ! -f $dsc ]]; then
-		log "downloading the source of $pkg $version"
-		rm -rf "$srccache.tmp"
-		mkdir -p "$srccache.tmp"
-		(cd "$srccache.tmp" && apt-get source -q --download-only -o APT::Sandbox::User=root "$pkg=$version" >/dev/null) ||
-			die "apt-get source $pkg=$version failed (is there a deb-src source? make deps)"
-		rm -rf "$srccache" && mv "$srccache.tmp" "$srccache"
-	fi
-	exec {download_lock}>&-
+	debsrc_fetch "$pkg" "$version" "$srccache"
 	start=$(date +%s)
 	rm -rf "$work"
 	mkdir -p "$work"
