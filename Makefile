@@ -67,7 +67,8 @@ STRESS := $(B)/tests/burst-stress
 INITRAMFS := $(B)/tests/initramfs.cpio.gz
 
 .PHONY: all deps deps-kernel kernel kernel-debug kernel-kcsan kernel-mainline kernel-6.12 test-kernel-6.12 \
-	check-series-6.12 checkpatch-6.12 test-series-prefixes-6.12 baseline initramfs check check-series \
+	check-series-6.12 checkpatch-6.12 test-series-prefixes-6.12 kernel-debug-6.12 kernel-kcsan-6.12 \
+	test-stress-debug-6.12 test-kcsan-6.12 baseline initramfs check check-series \
 	checkpatch check-model check-host check-series-builds test-series-prefixes test-kernel-teeth test test-harness test-kernel \
 	test-kernel-patched test-kernel-stock \
 	test-stress test-stress-debug test-kcsan demo demo-kernel test-demo-shape clean
@@ -148,6 +149,33 @@ test-kernel-6.12: $(KERNEL_612) $(INITRAMFS)
 		RESULTS_DIR=$(B)/results/6.12 tests/qemu/run-guest.sh stress-6.12 $(KERNEL_612) $(INITRAMFS) burst-stress patched 900 || \
 		{ scripts/summary.sh $(B)/results/6.12; exit 1; }
 	@scripts/summary.sh $(B)/results/6.12
+
+# The debug and KCSAN kernels of the 6.12 series, with the 6.1 fragments
+# and what 6.12's Kconfig needs besides (kernel/6.12/debug.config), and
+# the stress suite on each (make test-stress-debug and make test-kcsan say
+# why; each its own goal: a cold build of each is minutes more).
+DEBUG_FRAGMENT_612 := kernel/6.12/debug.config
+KERNEL_DEBUG_612 := $(K612)/bzImage-debug
+KERNEL_KCSAN_612 := $(K612)/bzImage-kcsan
+
+$(KERNEL_DEBUG_612): $(KERNEL_TREE_STAMP_612) $(DEBUG_FRAGMENT) $(DEBUG_FRAGMENT_612) scripts/kernel-build.sh
+	@scripts/kernel-build.sh $(KERNEL_SRC_612) $(K612)/obj-debug $@ $(DEBUG_FRAGMENT) $(DEBUG_FRAGMENT_612)
+
+$(KERNEL_KCSAN_612): $(KERNEL_TREE_STAMP_612) $(KCSAN_FRAGMENT) scripts/kernel-build.sh
+	@mapfile -t kenv < <(sed -n 's/^# kbuild-env: //p' $(KCSAN_FRAGMENT)); \
+	env "$${kenv[@]}" scripts/kernel-build.sh $(KERNEL_SRC_612) $(K612)/obj-kcsan $@ $(KCSAN_FRAGMENT)
+
+kernel-debug-6.12: $(KERNEL_DEBUG_612)
+kernel-kcsan-6.12: $(KERNEL_KCSAN_612)
+
+test-stress-debug-6.12: $(KERNEL_DEBUG_612) $(INITRAMFS)
+	@RESULTS_DIR=$(B)/results/6.12 EXTRA_APPEND="no5lvl burstcfs.lockdep=required $(EXTRA_APPEND)" \
+		tests/qemu/run-guest.sh stress-debug-6.12 $(KERNEL_DEBUG_612) $(INITRAMFS) burst-stress patched 900
+
+test-kcsan-6.12: $(KERNEL_KCSAN_612) $(INITRAMFS) scripts/kcsan-report.sh
+	@rc=0; RESULTS_DIR=$(B)/results/6.12 EXTRA_APPEND="no5lvl burstcfs.lockdep=required $(EXTRA_APPEND)" \
+		tests/qemu/run-guest.sh stress-kcsan-6.12 $(KERNEL_KCSAN_612) $(INITRAMFS) burst-stress patched 1800 || rc=$$?; \
+	scripts/kcsan-report.sh "$(B)/results/6.12/stress-kcsan-6.12" $$rc
 
 # The prefix table of the 6.12 series (make test-series-prefixes says what).
 test-series-prefixes-6.12: $(KERNEL_TREE_STAMP_612) $(INITRAMFS)
@@ -244,16 +272,16 @@ test-kernel: $(KERNEL) $(BASELINE) $(INITRAMFS)
 # cold), then each build and each boot in turn. Kernel builds beside other
 # builds cost more than the idle core they fill, measured cold: beside the
 # debug kernel at nice 19 the guest kernel took 1,423 s instead of 1,113 s
-# and the podman package 312 s instead of 228-244 s. Two single-guest boots
-# (the stress suite, the image on cgroup v1) run side by side once what
-# they boot is built. The stress suite runs on the guest kernel here; on
-# the debug kernel (lockdep, KASAN, UBSAN) it is make test-stress-debug,
-# whose cold build (10 min) does not fit make test's 60 minutes.
+# and the podman package 312 s instead of 228-244 s. So the debug kernel
+# (lockdep, KASAN, UBSAN; about 10 min cold, from the bzImage cache when
+# warm) builds in turn after the image, and then three single-guest boots
+# share the two cores: the stress suite on the guest kernel and on the
+# debug kernel, and the image on cgroup v1.
 test:
 	@$(MAKE) --no-print-directory -j$(PAIR_JOBS) check
 	@rm -rf $(B)/results
-	@$(MAKE) --no-print-directory test-harness test-kernel test-demo-shape test-crun image && \
-		$(MAKE) --no-print-directory -j$(PAIR_JOBS) test-stress e2e-v1 && \
+	@$(MAKE) --no-print-directory test-harness test-kernel test-demo-shape test-crun image kernel-debug && \
+		$(MAKE) --no-print-directory -j$(PAIR_JOBS) test-stress test-stress-debug e2e-v1 && \
 		$(MAKE) --no-print-directory test-harness-image e2e || { scripts/summary.sh $(B)/results; exit 1; }
 	@scripts/summary.sh $(B)/results
 
