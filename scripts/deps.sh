@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install, idempotently, every Debian package the kernel build and the QEMU
 # guests need. One line per step; apt's output in build/logs/deps.log.
-# Usage: scripts/deps.sh [GROUP...]   GROUP: kernel (default), fuzz
+# Usage: scripts/deps.sh [GROUP...]   GROUP: kernel (default), fuzz, secure-boot
 set -euo pipefail
 
 tag=deps
@@ -21,9 +21,13 @@ declare -A groups=(
 	# The libFuzzer harnesses (mk/fuzz.mk); crun's build-dependencies come
 	# from scripts/build-deps.sh crun.
 	[fuzz]="clang libclang-rt-14-dev"
+	# make test-secure-boot: OVMF's Secure Boot firmware, sbsign/sbverify,
+	# the signature lists and authenticated variables of efitools.
+	[secure-boot]="ovmf sbsigntool efitools openssl"
 )
 declare -A why=([kernel]="the kernel build and the QEMU guests"
-	[fuzz]="the fuzz harnesses of crun's burst parsers")
+	[fuzz]="the fuzz harnesses of crun's burst parsers"
+	[secure-boot]="the Secure Boot guest")
 
 for group in "${@:-kernel}"; do
 	[[ -n ${groups[$group]+x} ]] || { echo "deps: unknown group '$group' (known: ${!groups[*]})" >&2; exit 2; }
