@@ -347,5 +347,6 @@ include mk/burstctl.mk
 include mk/bench.mk
 include mk/cri.mk
 include mk/fuzz.mk
+include mk/secure-boot.mk
 
 endif # in the build root
