@@ -4,7 +4,7 @@
 #   make test-secure-boot  enrols a throwaway operator key in OVMF's Secure
 #                          Boot firmware, boots the guest kernel signed with
 #                          it, and has the firmware refuse it unsigned and
-#                          signed with another key; six boots, 3 min 40 s
+#                          signed with another key; six boots, 3 min 40-54 s
 #                          on a loaded host; not part of make test
 # Results in build/results/secure-boot/.
 
