@@ -11,7 +11,7 @@
 BURSTCTL_DIR := $(B)/burstctl
 BURSTCTL := $(BURSTCTL_DIR)/burstctl
 # Everything but main() and the commands that only print: what the tests link.
-BURSTCTL_LIB := $(addprefix tools/burstctl/,msg.c values.c trace.c model.c advise.c mainline.c target.c) \
+BURSTCTL_LIB := $(addprefix tools/burstctl/,msg.c values.c trace.c model.c advise.c mainline.c target.c check.c) \
 	model/bw-replay.c $(MODEL_SRC) lib/cgroup.c lib/cgfile.c
 BURSTCTL_SRCS := $(addprefix tools/burstctl/,burstctl.c simulate.c status.c record.c) $(BURSTCTL_LIB)
 BURSTCTL_HDRS := tools/burstctl/bc.h model/bw-replay.h $(MODEL_HDR) lib/cgroup.h lib/cgfile.h

@@ -238,12 +238,42 @@ unsigned int bc_cpulist_count(const char *s);
 
 uint64_t bc_now_ns(void);
 
+/* --- check (check.c) ------------------------------------------------------------ */
+
+enum bc_sb { BC_SB_UNKNOWN, BC_SB_NO_EFI, BC_SB_OFF, BC_SB_ON };
+
+/* What burstctl check found on a node. */
+struct bc_check {
+	char release[256];	/* uname -r, from the kernel's osrelease */
+	char version[512];	/* uname -v */
+	bool series;		/* the series' switch exists */
+	int switch_on;		/* its value, -1 unreadable */
+	int onset;		/* sched_cfs_bw_burst_onset_percent, -1 none */
+	char revision[32];	/* N of +burstN in uname -v, "" when not stamped */
+	char series_hash[65];	/* "series HEX" in uname -v */
+	enum bc_sb sb;
+	char crun[4096];	/* the crun checked */
+	bool crun_found, crun_ours;
+	char crun_version[256];	/* the first line of crun --version */
+	bool ok;
+	char reason[1024];	/* why not ok: one line */
+};
+
+/* Read everything under root ("" for /), checking crun (NULL: crun on PATH); sets the verdict. */
+void bc_check_read(const char *root, const char *crun, struct bc_check *c);
+/* ok and reason from the rest of c: the first thing that keeps bursts off. */
+void bc_check_verdict(struct bc_check *c);
+/* The revision and the series hash a node kernel stamps in uname -v ("" if none). */
+void bc_check_stamp(const char *version, char *rev, size_t rlen, char *hash, size_t hlen);
+const char *bc_sb_name(enum bc_sb sb);
+
 /* --- subcommands --------------------------------------------------------------- */
 
 int bc_status(int argc, char **argv);
 int bc_record(int argc, char **argv);
 int bc_advise_main(int argc, char **argv);
 int bc_simulate(int argc, char **argv);
+int bc_check(int argc, char **argv);
 
 /* "burstctl CMD: message" on stderr, then exit(status). */
 void bc_exit(int status, const char *cmd, const char *fmt, ...)

@@ -17,6 +17,7 @@ static const char usage[] =
 "  record TARGET --duration D    sample a group's CPU demand into a trace (CSV)\n"
 "  advise TRACE --quota Q        the smallest burst that keeps a trace unthrottled\n"
 "  simulate TRACE --quota Q --burst B   the model's period-by-period view\n"
+"  check                         can this node burst above quota (kernel, switch, crun)\n"
 "\n"
 "A TARGET is a cgroup directory or a podman container (name or id).\n"
 "`burstctl COMMAND --help` describes each command. Exit status: 0 on\n"
@@ -30,6 +31,7 @@ static const struct {
 	{ "record", bc_record },
 	{ "advise", bc_advise_main },
 	{ "simulate", bc_simulate },
+	{ "check", bc_check },
 };
 
 int main(int argc, char **argv)
@@ -48,7 +50,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "burstctl: unknown command '%s' (status, record, advise, simulate; see burstctl --help)\n",
+	fprintf(stderr, "burstctl: unknown command '%s' (status, record, advise, simulate, check; see burstctl --help)\n",
 		argv[1]);
 	return BC_EXIT_USAGE;
 }

@@ -63,7 +63,7 @@ static void expect(int rc, int want, const char *piece, const char *what)
 
 static void test_top(void)
 {
-	static const char *const cmds[] = { "status", "record", "advise", "simulate" };
+	static const char *const cmds[] = { "status", "record", "advise", "simulate", "check" };
 	char want[64];
 	size_t i;
 

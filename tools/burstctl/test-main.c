@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 	test_advise();
 	test_target(tmp);
 	test_cli(bin, tmp);
+	test_check(bin, tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd))
 		tap_diag("could not remove %s", tmp);

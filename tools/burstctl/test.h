@@ -11,6 +11,8 @@ void test_advise(void);
 void test_target(const char *tmp);
 /* Runs the burstctl binary at bin; tmp is a scratch directory. */
 void test_cli(const char *bin, const char *tmp);
+/* burstctl check on made-up nodes, then the binary on them. */
+void test_check(const char *bin, const char *tmp);
 
 /* Write text to dir/name (creating dir's parents is the caller's job). */
 void write_file(const char *dir, const char *name, const char *text);
