@@ -27,7 +27,7 @@ $(BURSTCTL): $(BURSTCTL_SRCS) $(BURSTCTL_HDRS) | deps-kernel
 
 burstctl: $(BURSTCTL)
 
-$(BURSTCTL_DEB): $(BURSTCTL) scripts/burstctl-deb.sh docs/burstctl.md
+$(BURSTCTL_DEB): $(BURSTCTL) scripts/burstctl-deb.sh docs/burstctl.md $(wildcard tools/burstctl/node/*)
 	@scripts/burstctl-deb.sh $(BURSTCTL) $@
 
 burstctl-deb: $(BURSTCTL_DEB)
