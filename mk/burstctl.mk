@@ -48,5 +48,5 @@ check-burstctl: $(REPLAY_TEST) $(BURSTCTL_TEST) $(BURSTCTL)
 
 # The images carry the binary make built (scripts/image-build.sh installs
 # $IMAGE_BURSTCTL in /usr/local/bin) and the e2e cases that use it.
-$(IMAGE) $(IMAGE_STOCK_INITRD) $(NODE_IMAGE): $(BURSTCTL) tests/e2e/burstctl.sh
+$(IMAGE) $(IMAGE_STOCK_INITRD) $(NODE_IMAGE): $(BURSTCTL) tests/e2e/burstctl.sh tools/burstctl/node/burstctl-node-label
 export IMAGE_BURSTCTL := $(abspath $(BURSTCTL))

@@ -58,6 +58,7 @@ install -m 644 "$top/docs/install.md" "$gen/extra/usr/share/burst-e2e/install.md
 [[ -x ${IMAGE_BURSTCTL:-} ]] ||
 	{ echo "image-build: IMAGE_BURSTCTL='${IMAGE_BURSTCTL:-}': burstctl not built (make burstctl)" >&2; exit 1; }
 install -D -m 755 "$IMAGE_BURSTCTL" "$gen/extra/usr/local/bin/burstctl"
+install -m 755 "$top/tools/burstctl/node/burstctl-node-label" "$gen/extra/usr/lib/burst-e2e/burstctl-node-label"
 install -m 755 "$top/bench/suite.sh" "$gen/extra/usr/lib/burst-e2e/bench-suite"
 install -m 755 "$top/bench/image-bench.sh" "$gen/extra/usr/lib/burst-e2e/bench"
 # The CRI cases, their client (stubs generated here) and their OCI images.

@@ -296,4 +296,62 @@ t_bc_sweep() { # model vs kernel throttled periods at the bursts of burstcfs.e2e
 	return $rc
 }
 
-burstctl_tests=(t_bc_record t_bc_advise t_bc_burst t_bc_below)
+# The boot-time node label (tools/burstctl/node/), as the image installs it.
+BC_LABEL=/usr/lib/burst-e2e/burstctl-node-label
+SWITCH=/proc/sys/kernel/sched_cfs_bw_burst_enabled
+
+# bc_check_run WANT_RC: burstctl check's lines and JSON in $work/bc-check.{out,json,err};
+# 0 when both exit WANT_RC and stderr has one line exactly when it failed.
+bc_check_run() {
+	local rc=0 jrc=0
+	$BC check >"$work/bc-check.out" 2>"$work/bc-check.err" || rc=$?
+	$BC check --json >"$work/bc-check.json" 2>/dev/null || jrc=$?
+	sed 's/^/  /' "$work/bc-check.out" "$work/bc-check.err" >&3
+	say "json: $(cat "$work/bc-check.json")"
+	((rc == $1 && jrc == $1)) || { say "check exited $rc, --json $jrc; $1 wanted"; return 1; }
+	[[ $(wc -l <"$work/bc-check.err") == $(($1 ? 1 : 0)) ]] || { say "stderr is not $(($1 ? 1 : 0)) line"; return 1; }
+}
+# bc_label WANT_RC: the label script on a features.d of $work's, which holds
+# a stale label first; 0 when it exits WANT_RC with the label there
+# (WANT_RC 0) or gone (1).
+bc_label() {
+	local dir=$work/features.d rc=0
+	mkdir -p "$dir"
+	echo "burst-cfs.io/cpu-burst=true" >"$dir/burst-cfs"
+	BURSTCTL_FEATURES_DIR=$dir "$BC_LABEL" >"$work/label.out" 2>&1 || rc=$?
+	say "label: exit $rc: $(cat "$work/label.out")"
+	if (($1)); then
+		((rc == 1)) && [[ ! -e $dir/burst-cfs ]]
+	else
+		((rc == 0)) && grep -qx 'burst-cfs.io/cpu-burst=true' "$dir/burst-cfs"
+	fi
+}
+
+t_bc_check() { # burstctl check: ours passes, says the switch as the kernel has it, fails with it off; stock fails naming the series; the NFD label follows
+	local was
+	if [[ $expect == stock ]]; then
+		bc_check_run 1 || return 1
+		grep -qx "burstctl check: kernel $(uname -r) does not carry the burst-cfs series (no $SWITCH)" "$work/bc-check.err" &&
+			grep -q '"ok":false,.*"series":false,' "$work/bc-check.json" || { say "not the missing series"; return 1; }
+		bc_label 1
+		return
+	fi
+	was=$(cat "$SWITCH")
+	[[ $was == 1 ]] || { say "the switch is $was at boot, not on"; return 1; }
+	bc_check_run 0 || return 1
+	grep -q "^kernel: *$(uname -r): carries the burst-cfs series" "$work/bc-check.out" &&
+		grep -q '^switch: .* = 1 (on)$' "$work/bc-check.out" &&
+		grep -q '"ok":true,.*"series":true,.*"switch":true,.*"crun":{"path":"/usr/bin/crun",.*"burst":true}' "$work/bc-check.json" ||
+		{ say "not our kernel, the switch on and our crun"; return 1; }
+	bc_label 0 || return 1
+	# The switch off, as the kernel has it: check and the label follow.
+	echo 0 >"$SWITCH"
+	local rc=0
+	bc_check_run 1 && grep -q 'switch is off (kernel.sched_cfs_bw_burst_enabled = 0)' "$work/bc-check.err" &&
+		bc_label 1 || rc=1
+	echo "$was" >"$SWITCH"
+	[[ $(cat "$SWITCH") == "$was" ]] || { say "could not turn the switch back on"; return 1; }
+	return $rc
+}
+
+burstctl_tests=(t_bc_record t_bc_advise t_bc_burst t_bc_below t_bc_check)
