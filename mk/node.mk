@@ -38,7 +38,7 @@ DEBIAN_LOCAL_STAMP := $(DEBIAN_LOCAL)/dists/bookworm/Release
 
 $(NODE_IMAGE): $(IMAGE_INPUTS) $(BASELINE) $(IMAGE_DEBS) $(BURSTCTL_DEB) $(REPO_STAMP) | image-deps
 	@scripts/image-build.sh $(NODE_DIR) $(BASELINE) $(REPO) $(IMAGE_DEBS) $(BURSTCTL_DEB) \
-		$(NODE_DEB_DIR)/$$(grep '^linux-image-' $(NODE_DEB_LIST))
+		$(NODE_DEB_DIR)/$$(grep '^linux-image-[0-9]' $(NODE_DEB_LIST))
 
 node-image: $(NODE_IMAGE)
 

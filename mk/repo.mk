@@ -3,7 +3,8 @@
 # (the image installs crun and podman from a repository) and mk/node.mk
 # (which builds the node kernel). Targets:
 #   repo         build/repo/: a signed apt repository (reprepro) with the node
-#                kernel (make node-kernel), crun, podman and burstctl
+#                kernel (make node-kernel: its packages, metapackages and the
+#                build before in the component previous), crun, podman and burstctl
 #                (mk/burstctl.mk makes its package); what an operator copies
 #                to a node
 #   image-repo   build/image-repo/: the same with crun and podman only, which
@@ -23,8 +24,11 @@ REPO_INPUTS := scripts/repo-build.sh mkosi.extra/etc/apt/preferences.d/burst-pac
 # scripts/node-kernel.sh.
 $(KERNEL) $(KERNEL_DEBUG) $(KERNEL_KCSAN) $(KERNEL_MAINLINE): scripts/lib/kbuild.sh scripts/lib/kconfig-base.sh
 
+# With every node kernel build kept (scripts/node-kernel.sh): main gets the
+# newest of each package, previous the one before.
 $(REPO_STAMP): $(NODE_DEB_LIST) $(IMAGE_DEBS) $(BURSTCTL_DEB) $(REPO_INPUTS) | image-deps
-	@scripts/repo-build.sh $(REPO) $$(sed 's,^,$(NODE_DEB_DIR)/,' $(NODE_DEB_LIST)) $(IMAGE_DEBS) $(BURSTCTL_DEB)
+	@scripts/repo-build.sh $(REPO) $$(sed 's,^,$(NODE_DEB_DIR)/,' $(NODE_DEB_LIST)) \
+		$$(ls $(BURST_CACHE)/node-kernel-builds/*/*.deb 2>/dev/null) $(IMAGE_DEBS) $(BURSTCTL_DEB)
 
 repo: $(REPO_STAMP)
 

@@ -9,7 +9,7 @@ set -euo pipefail
 
 dir=$1 vmlinuz=$2 initrd=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
-image=$dir/$(grep '^linux-image-' "$dir/debs.list")
+image=$dir/$(grep '^linux-image-[0-9]' "$dir/debs.list")
 [[ -f $image ]] || { echo "node-kernel-boot: no linux-image package in $dir/debs.list" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

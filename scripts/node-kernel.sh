@@ -1,13 +1,22 @@
 #!/bin/bash
 # The node kernel's Debian packages: linux-image-REL and linux-headers-REL
-# (kbuild's bindeb-pkg), REL being Debian's ABI and flavour plus -burst
-# (scripts/lib/node-kernel.sh), configured by scripts/node-kernel-config.sh.
+# (kbuild's bindeb-pkg, then given Debian's dependencies and maintainer
+# scripts by scripts/node-kernel-debianize.sh), REL being Debian's ABI and
+# flavour plus -burst (scripts/lib/node-kernel.sh), version
+# LINUX_SOURCE_VERSION+burstN (N the series' revision,
+# scripts/lib/node-version.sh), and the metapackages
+# linux-{image,headers}-burst-FLAVOUR that follow it
+# (scripts/node-kernel-meta.sh); configured by scripts/node-kernel-config.sh.
 # Its own object tree; the source tree and ccache are the guests'.
 # Usage: scripts/node-kernel.sh SRC_DIR OBJ_DIR OUT_DIR FRAGMENT
-#   OUT_DIR receives the two packages and debs.list (their names)
+#   OUT_DIR receives the four packages, debs.list (their names) and
+#   build.info (source, release, version, series: what
+#   scripts/node-kernel-check-updates.sh compares)
 # The packages are kept in $BURST_CACHE/kernels/node-debs-KEY: the next
-# clone with the same tree, configuration and compiler copies them (a cold
-# build is an hour or more on two cores).
+# clone with the same tree, configuration, compiler and version copies them
+# (a cold build is an hour or more on two cores). Every build is also kept
+# in $BURST_CACHE/node-kernel-builds/VERSION/, which make repo ships whole:
+# the repository keeps the earlier builds to roll back to.
 set -euo pipefail
 
 src=$(realpath "$1")
@@ -20,13 +29,31 @@ tag=node-kernel
 . "$here/lib/node-kernel.sh"
 
 "$here/node-kernel-config.sh" "$src" "$obj" "$fragment"
-key=$(kbuild_key "$fragment" "$obj/.config.debian" "$here/lib/node-kernel.sh" "$here/node-kernel.sh" "$here/node-kernel-config.sh")
+node_version_init
+key=$(kbuild_key "$fragment" "$obj/.config.debian" "$here/lib/node-kernel.sh" "$here/lib/node-version.sh" \
+	"$here/node-kernel.sh" "$here/node-kernel-config.sh" "$here/node-kernel-debianize.sh" "$here/node-kernel-meta.sh")
+[[ -z $key ]] || key=$(echo "$key $node_pkgversion $node_series_hash" | sha256sum | cut -c1-16)
 cached=$cache/kernels/node-debs-$key
-if [[ -n $key && -s $cached/debs.list ]]; then
+builds=$cache/node-kernel-builds
+
+# keep: this build among the repository's builds, whole or not at all.
+keep() {
+	local dir=$builds/$node_pkgversion
+	mkdir -p "$builds"
+	rm -rf "$dir.tmp.$$"
+	mkdir "$dir.tmp.$$"
+	cp -p "$out"/*.deb "$out/debs.list" "$out/build.info" "$dir.tmp.$$/"
+	rm -rf "$dir"
+	mv "$dir.tmp.$$" "$dir"
+	echo "$tag: kept in $dir ($(ls "$builds" | wc -l) builds there; make repo ships them all)"
+}
+
+if [[ -n $key && -s $cached/build.info ]]; then
 	rm -rf "$out"
 	mkdir -p "$out"
-	cp -p "$cached"/*.deb "$cached/debs.list" "$out/"
-	echo "$tag: $out from $cached (built before from the same tree, configuration and compiler): $(tr '\n' ' ' <"$out/debs.list")"
+	cp -p "$cached"/*.deb "$cached/debs.list" "$cached/build.info" "$out/"
+	echo "$tag: $out from $cached (built before from the same tree, configuration, compiler and version): $(tr '\n' ' ' <"$out/debs.list")"
+	keep
 	exit 0
 fi
 
@@ -57,12 +84,18 @@ rm -rf "$out"
 mkdir -p "$out"
 mv "$image" "$headers" "$out/"
 rm -f "$parent"/linux-*.deb "$parent"/linux-burst-cfs-node_*.{buildinfo,changes}
+"$here/node-kernel-debianize.sh" "$out/$(basename "$image")" "$out/$(basename "$headers")" \
+	"$node_release" "$node_flavour" "$node_series_hash"
+"$here/node-kernel-meta.sh" "$node_flavour" "$node_release" "$node_pkgversion" "$out"
 (cd "$out" && ls -1 ./*.deb | sed 's,^\./,,') >"$out/debs.list"
+printf 'source %s\nrelease %s\nversion %s\nseries %s\n' "$node_source_version" "$node_release" \
+	"$node_pkgversion" "$node_series_hash" >"$out/build.info"
 if [[ -n $key ]]; then
 	rm -rf "$cached.tmp.$$"
 	mkdir -p "$cached.tmp.$$"
-	cp -p "$out"/*.deb "$out/debs.list" "$cached.tmp.$$/"
+	cp -p "$out"/*.deb "$out/debs.list" "$out/build.info" "$cached.tmp.$$/"
 	rm -rf "$cached"
 	mv "$cached.tmp.$$" "$cached"
 fi
+keep
 echo "$tag: $out: $(basename "$image") ($(du -h "$out/$(basename "$image")" | cut -f1)), $(basename "$headers") in $((SECONDS - start)) s"

@@ -7,7 +7,14 @@
 #   burst-cfs-archive-keyring.gpg  the public key the Release file is signed with
 #   burst-cfs.sources              the apt source for a node (URIs: file:/srv/burst-cfs)
 #   burst-packages.pref            the pin for a node (mkosi.extra's, the image's own)
-#   PACKAGES                       what it holds: name, version, sha256
+#   PACKAGES                       what main holds: name, version, sha256
+#   PACKAGES.previous              the same for the component previous
+# A package given in several versions (the node kernel's builds: make repo
+# passes all of $BURST_CACHE/node-kernel-builds) goes into the component
+# main at its newest version, which apt upgrades to, and into the component
+# previous at the one before, which a node rolls back to (apt-get install
+# NAME=VERSION); older ones are left out, and said so. reprepro keeps one
+# version of a name per component.
 # The signing key is made once and kept in $BURST_CACHE/repo-gnupg, outside
 # the clone (it is never committed); a new machine makes a new one.
 set -euo pipefail
@@ -28,6 +35,27 @@ done
 for deb in "${debs[@]}"; do
 	[[ -r $deb ]] || { echo "repo: $deb not found" >&2; exit 1; }
 done
+
+# Each name's versions, newest first (dpkg's order): the newest for main,
+# the next for previous. One version given twice (the latest build is
+# also among the kept ones) is one package.
+main=() previous=()
+while read -r name; do
+	mapfile -t vers < <(for deb in "${debs[@]}"; do
+		[[ $(dpkg-deb -f "$deb" Package) == "$name" ]] && printf '%s %s\n' "$(dpkg-deb -f "$deb" Version)" "$deb"
+	done | sort -u -k1,1)
+	for ((i = 1; i < ${#vers[@]}; i++)); do
+		for ((j = i; j > 0; j--)); do
+			dpkg --compare-versions "${vers[j]%% *}" gt "${vers[j - 1]%% *}" || break
+			t=${vers[j]} vers[j]=${vers[j - 1]} vers[j - 1]=$t
+		done
+	done
+	main+=("${vers[0]#* }")
+	((${#vers[@]} < 2)) || previous+=("${vers[1]#* }")
+	for ((i = 2; i < ${#vers[@]}; i++)); do
+		echo "repo: $name ${vers[i]%% *} left out: the repository keeps the newest two builds of a package"
+	done
+done < <(for deb in "${debs[@]}"; do dpkg-deb -f "$deb" Package; done | sort -u)
 
 # The signing key: ed25519, no passphrase (it signs a repository on this
 # machine only), made once.
@@ -53,25 +81,32 @@ Label: burst-cfs
 Suite: $codename
 Codename: $codename
 Architectures: amd64
-Components: main
+Components: main previous
 Description: burst-cfs: our kernel, crun and podman with CPU burst, for Debian 12
 SignWith: $fpr
 EOF
-reprepro --silent -b "$tmp" includedeb "$codename" "${debs[@]}"
+reprepro --silent -b "$tmp" -C main includedeb "$codename" "${main[@]}"
+((${#previous[@]} == 0)) || reprepro --silent -b "$tmp" -C previous includedeb "$codename" "${previous[@]}"
 gpg --batch --quiet --export "$fpr" 2>/dev/null >"$tmp/burst-cfs-archive-keyring.gpg"
 cat >"$tmp/burst-cfs.sources" <<EOF
 # burst-cfs: our kernel, crun and podman (docs/install.md). The repository
-# copied to /srv/burst-cfs; for one served over HTTP, change URIs.
+# copied to /srv/burst-cfs; for one served over HTTP, change URIs. The
+# component previous holds the build before each of main's, to roll back to.
 Types: deb
 URIs: file:/srv/burst-cfs
 Suites: $codename
-Components: main
+Components: main previous
 Signed-By: /usr/share/keyrings/burst-cfs-archive-keyring.gpg
 EOF
 cp "$pin" "$tmp/burst-packages.pref"
-for deb in "${debs[@]}"; do
-	printf '%s %s %s\n' "$(dpkg-deb -f "$deb" Package)" "$(dpkg-deb -f "$deb" Version)" "$(sha256sum <"$deb" | cut -d' ' -f1)"
-done | sort >"$tmp/PACKAGES"
+index() {
+	local deb
+	for deb in "$@"; do
+		printf '%s %s %s\n' "$(dpkg-deb -f "$deb" Package)" "$(dpkg-deb -f "$deb" Version)" "$(sha256sum <"$deb" | cut -d' ' -f1)"
+	done | sort
+}
+index "${main[@]}" >"$tmp/PACKAGES"
+index "${previous[@]}" >"$tmp/PACKAGES.previous"
 
 # Read it back as a node would: apt, with only this source and the pin,
 # must verify the signature, pick our packages as candidates and hold
@@ -100,6 +135,12 @@ while read -r name version _; do
 	grep -qE "^ *(\*\*\* )?$(sed 's/[.+]/\\&/g' <<<"$version") 1001$" <<<"$policy" ||
 		{ echo "repo: $name $version is not pinned at 1001 by burst-packages.pref:" >&2; sed 's/^/    /' <<<"$policy" >&2; exit 1; }
 done <"$tmp/PACKAGES"
+# And the builds before them, which a rollback names by version.
+while read -r name version _; do
+	policy=$(apt-cache "${apt_iso[@]}" policy "$name")
+	grep -qE "^ *(\*\*\* )?$(sed 's/[.+]/\\&/g' <<<"$version") " <<<"$policy" ||
+		{ echo "repo: apt does not see $name $version in the component previous:" >&2; sed 's/^/    /' <<<"$policy" >&2; exit 1; }
+done <"$tmp/PACKAGES.previous"
 
 rm -rf "$out"
 mv "$tmp" "$out"

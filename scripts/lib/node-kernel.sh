@@ -5,9 +5,14 @@
 #                     (NODE_FLAVOUR: cloud-amd64, the default, or amd64)
 #   node_release      `uname -r`: Debian's ABI and flavour for the same
 #                     linux-source, plus -burst (6.1.0-57-cloud-amd64-burst)
-#   node_pkgversion   linux-source-6.1's version plus +burst1
 #   node_config_xz    Debian's configuration for the flavour (linux-config-6.1)
 #   node_kmake        kmake with that release
+# and node_version_init (scripts/node-kernel.sh, the packages) sets:
+#   node_revision     N, the series' revision (scripts/lib/node-version.sh)
+#   node_series_hash  12 hex digits of the series' content
+#   node_pkgversion   linux-source-6.1's version plus +burstN
+# and adds to node_kmake the build version and stamp of uname -v
+# ("#3+burst27 SMP PREEMPT_DYNAMIC series HASH"), which burstctl check reads.
 # The release sorts just above Debian's kernel of the same ABI and below
 # Debian's next ABI, both for GRUB (grub-mkconfig compares releases with
 # dpkg --compare-versions) and for linux-base's linux-version (the
@@ -35,6 +40,19 @@ node_abi=$(apt-cache show "linux-image-$node_flavour=$node_source_version" 2>/de
 [[ -n $node_abi ]] ||
 	{ echo "node-kernel: the archive has no linux-image-$node_flavour $node_source_version to take Debian's ABI from (apt-get update in the build root?)" >&2; exit 1; }
 node_release=$node_abi-$node_flavour-burst
-node_pkgversion=$node_source_version+burst1
-node_kmake=(make -C "$src" O="$obj" -j"$(nproc)" KERNELRELEASE="$node_release"
-	KBUILD_BUILD_VERSION="${node_pkgversion##*-}")
+node_kmake=(make -C "$src" O="$obj" -j"$(nproc)" KERNELRELEASE="$node_release")
+
+. "$(dirname "${BASH_SOURCE[0]}")/node-version.sh"
+node_version_init() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	node_revision=$(node_series_revision "$top")
+	node_series_hash=$(node_series_hash "$top")
+	node_pkgversion=$node_source_version+burst$node_revision
+	# bindeb-pkg's own make passes the package version's Debian revision
+	# as KBUILD_BUILD_VERSION: the same here, or it would rebuild. The
+	# stamp replaces the build date (Debian's kernels put "Debian VERSION
+	# (DATE)" there); uname -v holds 64 characters.
+	export KBUILD_BUILD_VERSION_TIMESTAMP="series $node_series_hash"
+	node_kmake+=(KBUILD_BUILD_VERSION="${node_pkgversion##*-}")
+}
