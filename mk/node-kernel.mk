@@ -10,6 +10,8 @@
 #                test: a cold build takes over an hour on two cores
 #   test-node-kernel  the in-guest kernel suite (burst-kernel, as make
 #                test-kernel-patched runs it) booted on the node kernel
+#   node-kernel-check-updates  whether the archive (bookworm-security) has
+#                a newer linux-source-6.1 than the last build, and what to run
 # Variables:
 #   NODE_FLAVOUR cloud-amd64 (default) or amd64: Debian's flavour the
 #                configuration starts from
@@ -25,7 +27,7 @@ NODE_INITRD := $(NODE_KERNEL_DIR)/initrd.cpio.gz
 NODE_KERNEL_SCRIPTS := scripts/node-kernel.sh scripts/node-kernel-config.sh \
 	scripts/node-kernel-check.sh scripts/lib/node-kernel.sh scripts/lib/kconfig-check.sh
 
-.PHONY: check-node-config node-kernel test-node-kernel
+.PHONY: check-node-config node-kernel test-node-kernel node-kernel-check-updates
 
 # In a tree of its own (the configuration alone), so that it runs beside a
 # node kernel build.
@@ -44,3 +46,9 @@ $(NODE_VMLINUZ) $(NODE_INITRD) &: $(NODE_DEB_LIST) scripts/node-kernel-boot.sh s
 
 test-node-kernel: $(NODE_VMLINUZ) $(INITRAMFS)
 	@tests/qemu/run-guest.sh kernel-node $(NODE_VMLINUZ) $(INITRAMFS) burst-kernel patched 600
+
+# Whether bookworm-security has a newer linux-source-6.1 than the last node
+# kernel build (this clone's or a kept one), and what to run. Seconds.
+node-kernel-check-updates: | deps-kernel
+	@scripts/node-kernel-check-updates.sh $(wildcard $(NODE_DEB_DIR)/build.info) \
+		$(wildcard $(BURST_CACHE)/node-kernel-builds/*/build.info)

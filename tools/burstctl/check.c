@@ -6,7 +6,7 @@
  * --version and whether its update command knows --cpu-burst) and the
  * firmware's Secure Boot variable. A node kernel built by make node-kernel
  * carries the series' revision in its version string (uname -v:
- * "... burst-cfs 6.1.192-3+burst27 series 0123456789ab (...)"), so two
+ * "#3+burst27 SMP PREEMPT_DYNAMIC series 0123456789ab"), so two
  * nodes that say the same revision run the same series.
  */
 #define _GNU_SOURCE	/* strchrnul */

@@ -15,7 +15,7 @@
 #include "bc.h"
 #include "test.h"
 
-#define OURS_VERSION "#1 SMP PREEMPT_DYNAMIC burst-cfs 6.1.192-3+burst27 series 0123456789ab (2026-12-07)"
+#define OURS_VERSION "#3+burst27 SMP PREEMPT_DYNAMIC series 0123456789ab"
 #define DEBIAN_VERSION "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-30)"
 
 static void mkdirs(const char *path)
