@@ -80,6 +80,12 @@ done
 got=$(dpkg-deb -c "$image" | sed -n 's,.*\./boot/vmlinuz-\(.*\)$,\1,p')
 [[ $got == "$node_release" ]] || { echo "$tag: $(basename "$image") holds /boot/vmlinuz-$got, not $node_release" >&2; exit 1; }
 
+# The module signing key made for this build has signed its modules and
+# must sign nothing else: deleted now (the kernel keeps the public half,
+# certs/signing_key.x509; the next build makes a new pair).
+rm -f "$obj/certs/signing_key.pem"
+[[ ! -e $obj/certs/signing_key.pem ]] || { echo "$tag: cannot delete $obj/certs/signing_key.pem" >&2; exit 1; }
+echo "$tag: deleted the module signing key $obj/certs/signing_key.pem (its modules are signed)"
 rm -rf "$out"
 mkdir -p "$out"
 mv "$image" "$headers" "$out/"

@@ -317,13 +317,13 @@ bc_check_run() {
 bc_label() {
 	local dir=$work/features.d rc=0
 	mkdir -p "$dir"
-	echo "burst-cfs.io/cpu-burst=true" >"$dir/burst-cfs"
+	echo "burst-cfs.example/cpu-burst=true" >"$dir/burst-cfs"
 	BURSTCTL_FEATURES_DIR=$dir "$BC_LABEL" >"$work/label.out" 2>&1 || rc=$?
 	say "label: exit $rc: $(cat "$work/label.out")"
 	if (($1)); then
 		((rc == 1)) && [[ ! -e $dir/burst-cfs ]]
 	else
-		((rc == 0)) && grep -qx 'burst-cfs.io/cpu-burst=true' "$dir/burst-cfs"
+		((rc == 0)) && grep -qx 'burst-cfs.example/cpu-burst=true' "$dir/burst-cfs"
 	fi
 }
 

@@ -29,21 +29,21 @@ file=$tmp/features.d/burst-cfs
 echo ours >"$tmp/verdict"
 rc=0; run || rc=$?
 desc="check passes: exit 0, the feature file has the label and the revision"
-ok test "$rc" = 0 -a "$(grep -v '^#' "$file" 2>/dev/null | tr '\n' ' ')" = "burst-cfs.io/cpu-burst=true burst-cfs.io/series-revision=27 "
+ok test "$rc" = 0 -a "$(grep -v '^#' "$file" 2>/dev/null | tr '\n' ' ')" = "burst-cfs.example/cpu-burst=true burst-cfs.example/series-revision=27 "
 desc="no temporary file left beside it (NFD reads every file of the directory)"
 ok test "$(find "$tmp/features.d" -name '.burst-cfs.*' | wc -l)" = 0
 
 echo unstamped >"$tmp/verdict"
 rc=0; run || rc=$?
 desc="a kernel without a revision stamp: the label alone"
-ok test "$rc" = 0 -a "$(grep -v '^#' "$file" | tr '\n' ' ')" = "burst-cfs.io/cpu-burst=true "
+ok test "$rc" = 0 -a "$(grep -v '^#' "$file" | tr '\n' ' ')" = "burst-cfs.example/cpu-burst=true "
 
 echo debian >"$tmp/verdict"
 rc=0; run || rc=$?
 desc="check fails (Debian's kernel booted): exit 1, the file removed"
 ok test "$rc" = 1 -a ! -e "$file"
 desc="... and the journal line names the label and check's reason"
-ok grep -qx 'burstctl-node-label: burst-cfs.io/cpu-burst removed (.*): kernel 6.1.0-58-cloud-amd64 does not carry the burst-cfs series' "$tmp/err"
+ok grep -qx 'burstctl-node-label: burst-cfs.example/cpu-burst removed (.*): kernel 6.1.0-58-cloud-amd64 does not carry the burst-cfs series' "$tmp/err"
 rc=0; run || rc=$?
 desc="check fails with no file there: still exit 1, nothing written"
 ok test "$rc" = 1 -a "$(find "$tmp/features.d" -type f | wc -l)" = 0
