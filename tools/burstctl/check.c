@@ -90,25 +90,26 @@ static int read_int(const char *root, const char *file, long *v)
 /*
  * The node kernel's stamp in uname -v: "+burstN" (the package version's
  * series revision) and "series HEX" (the hash of the series' content).
+ * Only both together are a revision: make kernel's guest kernels (and
+ * node kernels built before the stamp) say a fixed "+burst1" that names
+ * no series.
  */
 void bc_check_stamp(const char *version, char *rev, size_t rlen, char *hash, size_t hlen)
 {
 	const char *p = strstr(version, "+burst"), *q = strstr(version, " series ");
-	size_t n;
+	size_t n, m;
 
 	rev[0] = hash[0] = '\0';
-	if (p) {
-		p += strlen("+burst");
-		n = strspn(p, "0123456789");
-		if (n && n < rlen)
-			snprintf(rev, rlen, "%.*s", (int)n, p);
-	}
-	if (q) {
-		q += strlen(" series ");
-		n = strspn(q, "0123456789abcdef");
-		if (n && n < hlen)
-			snprintf(hash, hlen, "%.*s", (int)n, q);
-	}
+	if (!p || !q)
+		return;
+	p += strlen("+burst");
+	q += strlen(" series ");
+	n = strspn(p, "0123456789");
+	m = strspn(q, "0123456789abcdef");
+	if (!n || n >= rlen || !m || m >= hlen)
+		return;
+	snprintf(rev, rlen, "%.*s", (int)n, p);
+	snprintf(hash, hlen, "%.*s", (int)m, q);
 }
 
 static enum bc_sb read_sb(const char *root)
@@ -271,7 +272,7 @@ static void print_text(const struct bc_check *c)
 	if (c->series && c->revision[0])
 		printf(", revision +burst%s", c->revision);
 	else if (c->series)
-		printf(", revision unknown (not a make node-kernel build: uname -v has no +burstN)");
+		printf(", revision unknown (not a make node-kernel build: uname -v has no +burstN and series HASH)");
 	if (c->series_hash[0])
 		printf(", series %s", c->series_hash);
 	printf("\n");

@@ -81,8 +81,12 @@ static void test_stamp(void)
 	       "stamp: +burst27 and series 0123456789ab read from uname -v (got '%s', '%s')", rev, hash);
 	bc_check_stamp(DEBIAN_VERSION, rev, sizeof(rev), hash, sizeof(hash));
 	tap_ok(!rev[0] && !hash[0], "stamp: Debian's uname -v has none");
-	bc_check_stamp("#1 +burst (x)", rev, sizeof(rev), hash, sizeof(hash));
-	tap_ok(!rev[0], "stamp: +burst without a number is no revision");
+	bc_check_stamp("#1 +burst series 0123 (x)", rev, sizeof(rev), hash, sizeof(hash));
+	tap_ok(!rev[0] && !hash[0], "stamp: +burst without a number is no revision");
+	/* make kernel's guest kernel, as uname -v says it. */
+	bc_check_stamp("#3+burst1 SMP PREEMPT_DYNAMIC Fri, 4 Dec 2026 09:50:27 +0000", rev, sizeof(rev),
+		       hash, sizeof(hash));
+	tap_ok(!rev[0] && !hash[0], "stamp: a fixed +burst1 without the series hash is no revision");
 }
 
 static void expect_verdict(const struct bc_check *c, bool ok, const char *piece, const char *what)
@@ -132,7 +136,8 @@ void test_check(const char *bin, const char *tmp)
 		  debian, sizeof(debian));
 	make_root(tmp, "node-off", "6.1.0-57-cloud-amd64-burst\n", OURS_VERSION "\n", "0\n", -1,
 		  off, sizeof(off));
-	make_root(tmp, "node-sb", "6.1.0-57-cloud-amd64-burst\n", "#1 SMP (x)\n", "1\n", 1,
+	make_root(tmp, "node-sb", "6.1.192-burst-cfs-g552219ecca24\n",
+		  "#3+burst1 SMP PREEMPT_DYNAMIC Fri, 4 Dec 2026 09:50:27 +0000\n", "1\n", 1,
 		  sbon, sizeof(sbon));
 	make_crun(tmp, "crun-ours", true, crun, sizeof(crun));
 	make_crun(tmp, "crun-debian", false, dcrun, sizeof(dcrun));
