@@ -417,6 +417,22 @@ t_pm_runc_update() { # runc's container: podman update --cpu-quota 30000 --cpu-b
 	pm rm -f -t 0 e2e-runc-d >/dev/null 2>&1
 	((rc == 0)) && grep -q 'update not applied.*runc did not apply it' "$work/err" && [[ $got == "25000 50000|0|25000 0" ]]
 }
+t_pm_runc_undo_weight() { # runc's container without CPU limits: update --cpu-shares 512 --cpu-burst 20000 refused, the cgroup's own weight 100 put back (not shares 1024: weight 39)
+	local dir got rc=0
+	pm --runtime runc run -d --name e2e-runc-w --network none --rootfs "$ROOTFS_O" sleep 3600 >/dev/null 2>"$work/err" ||
+		{ say "runc run -d failed: $(tail -2 "$work/err" | tr '\n' ' ')"; return 1; }
+	dir=$(cg_of e2e-runc-w) || return 1
+	say "before: cpu.max=$(cat "$dir/cpu.max") cpu.weight=$(cat "$dir/cpu.weight")"
+	if pm update --cpu-shares 512 --cpu-burst 20000 e2e-runc-w >/dev/null 2>"$work/err"; then
+		say "update accepted"
+		rc=1
+	fi
+	say "refused: $(grep -v '^$' "$work/err" | tail -1)"
+	got="$(cat "$dir/cpu.max")|$(cat "$dir/cpu.max.burst")|$(cat "$dir/cpu.weight")"
+	say "after: cpu.max|cpu.max.burst|cpu.weight: $got"
+	pm rm -f -t 0 e2e-runc-w >/dev/null 2>&1
+	((rc == 0)) && grep -q 'update not applied' "$work/err" && [[ $got == "max 100000|0|100" ]]
+}
 
 # A running container with --cpu-burst for update, inspect and restart.
 PMB=e2e-pmb
@@ -824,7 +840,7 @@ tests=(
 	t_quota_only t_ann_us t_ann_unit t_ann_percent t_ann_list_containerd
 	t_ann_list_crio t_ann_above_quota t_ann_percent_above
 	t_pm_burst t_pm_burst_cpus t_pm_burst_above t_pm_burst_no_quota
-	t_pm_burst_negative t_pm_burst_unit t_pm_burst_zero_ann t_pm_runc_burst t_pm_runc_update
+	t_pm_burst_negative t_pm_burst_unit t_pm_burst_zero_ann t_pm_runc_burst t_pm_runc_update t_pm_runc_undo_weight
 	t_crun_update t_crun_update_above t_podman_update_memory t_podman_update_quota
 	t_no_self_raise t_spin_no_burst t_spin_burst t_spin_burst_above
 	t_pm_run_d_inspect t_pm_inspect_ann t_pm_update_up
