@@ -414,6 +414,7 @@ def make_fake(pb, pb_grpc, grpc, events):
             self.containers = {}  # id: [name, sandbox id, state]
             self.commands = {}    # id: the container's command
             self.polls = {}       # id: ContainerStatus calls so far
+            self.attempts = {}    # id: its metadata.attempt
 
         def record(self, method, request):
             self.calls.append((method, json_format.MessageToDict(request, preserving_proto_field_name=True)))
@@ -440,9 +441,11 @@ def make_fake(pb, pb_grpc, grpc, events):
 
         def CreateContainer(self, request, context):
             self.record("CreateContainer", request)
-            name = request.config.metadata.name
-            cid = "ctr-" + name + ("" if request.pod_sandbox_id == "pod0" else "-" + request.pod_sandbox_id)
+            name, attempt = request.config.metadata.name, request.config.metadata.attempt
+            cid = ("ctr-" + name + ("" if request.pod_sandbox_id == "pod0" else "-" + request.pod_sandbox_id)
+                   + (f"-{attempt}" if attempt else ""))
             self.containers[cid] = [name, request.pod_sandbox_id, pb.CONTAINER_CREATED]
+            self.attempts[cid] = attempt
             self.commands[cid] = list(request.config.command)
             return pb.CreateContainerResponse(container_id=cid)
 
@@ -499,7 +502,8 @@ def make_fake(pb, pb_grpc, grpc, events):
             self.record("ListContainers", request)
             want = request.filter.pod_sandbox_id
             return pb.ListContainersResponse(containers=[
-                pb.Container(id=cid, pod_sandbox_id=sid, metadata=pb.ContainerMetadata(name=name), state=state)
+                pb.Container(id=cid, pod_sandbox_id=sid, state=state,
+                             metadata=pb.ContainerMetadata(name=name, attempt=self.attempts.get(cid, 0)))
                 for cid, (name, sid, state) in sorted(self.containers.items()) if not want or sid == want])
 
         def StopContainer(self, request, context):
@@ -968,6 +972,34 @@ def test_calls(tmp):
         r = run("run-pod", "--cgroup-driver", "cgroupfs", root=new_root(), manifest=guaranteed)
         report(r.returncode == 0 and "cpu.max 250000 100000" in r.stderr,
                "the same pod without the static CPU manager: the pod quota 250000 (2.5 CPUs)", r.stderr)
+
+        # --- restart of an exited app container ---------------------------------------------------
+        fake.reset()
+        root = new_root()
+        run("run-pod", root=root, manifest=POD)
+        r = run("restart", "POD.json", "app", root=root, manifest=POD)
+        report(r.returncode == 1 and "no exited container named `app`" in r.stderr
+               and "CreateContainer" not in [m for m, _ in fake.calls],
+               "restart of a running container: exit 1, nothing created", r.stderr)
+        fake.containers["ctr-app"][2] = cri_pb2.CONTAINER_EXITED
+        r = run("restart", "POD.json", "app", root=root, manifest=POD)
+        creates = [req for m, req in fake.calls if m == "CreateContainer"]
+        report(r.returncode == 0 and r.stdout == "container app ctr-app-1\n" and len(creates) == 1
+               and creates[0]["pod_sandbox_id"] == "pod0" and creates[0]["config"]["metadata"] == {"name": "app", "attempt": 1}
+               and creates[0]["config"]["linux"]["resources"]["cpu_quota"] == "25000"
+               and [m for m, _ in fake.calls][-2:] == ["CreateContainer", "StartContainer"]
+               and "ctr-app" in fake.containers,
+               "restart: CreateContainer in the dead one's sandbox, attempt 1, the same limits, then StartContainer; "
+               "the dead one kept", (r.stdout, r.stderr, creates))
+        fake.containers["ctr-app-1"][2] = cri_pb2.CONTAINER_EXITED
+        r = run("restart", "POD.json", "app", root=root, manifest=POD)
+        creates = [req for m, req in fake.calls if m == "CreateContainer"]
+        report(r.returncode == 0 and r.stdout == "container app ctr-app-2\n"
+               and creates and creates[0]["config"]["metadata"]["attempt"] == 2,
+               "restart again: attempt 2, one above the highest dead attempt", (r.stdout, r.stderr))
+        r = run("restart", "POD.json", "nosuch", root=root, manifest=POD)
+        report(r.returncode == 2 and not fake.calls and "not an app container" in r.stderr,
+               "restart of a name POD.json lacks: usage error, no call", r.stderr)
 
         # --- manifests refused -------------------------------------------------------------------
         bad = copy(POD)
