@@ -8,6 +8,11 @@
 #   e2e-patched  the suite on our kernel only
 #   e2e-stock    the suite on Debian's stock kernel only
 #   e2e-faults   crun SIGKILLed during run and update, on both kernels
+#   e2e-shapes   the pod shapes a kubelet makes (init container, sidecar,
+#                RuntimeClass overhead, pod-level limit, 50 ms period,
+#                Guaranteed, a restarted container) through containerd, on
+#                both kernels, with and without the pod-level burst; not in
+#                make test (about N min a boot beside the other)
 #   test-harness-image  the image runner's self-test: it must fail every
 #                way a boot can go wrong (tests/e2e/selftest.sh)
 #   image-demo   boots the image on both kernels: a bursty container without
@@ -35,7 +40,7 @@ IMAGE_INPUTS := mkosi.conf $(shell find mkosi.extra -type f 2>/dev/null) \
 # Rebuild when the choice of packages changes, not only when their files do.
 IMAGE_DEBS_CHOICE := $(IMAGE_DIR)/debs-choice
 
-.PHONY: image-deps image e2e e2e-v1 e2e-patched e2e-stock e2e-faults test-harness-image image-demo FORCE
+.PHONY: image-deps image e2e e2e-v1 e2e-patched e2e-stock e2e-faults e2e-shapes test-harness-image image-demo FORCE
 
 image-deps:
 	@scripts/image-deps.sh
@@ -81,6 +86,14 @@ e2e: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 # random points, so more runs find more).
 e2e-faults: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 	@EXTRA_APPEND="burstcfs.e2e.only=t_fault_update,t_fault_create $(EXTRA_APPEND)" \
+		tests/e2e/run-both.sh $(KERNEL) $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) $(E2E_TIMEOUT)
+
+# The shape cases (tests/e2e/cri-cases.sh's cri_shape_tests) after the CRI
+# setup, both kernels side by side; their logs in $(B)/results/e2e-shapes
+# so that they never stand for make test's e2e.
+E2E_SHAPES_CASES := t_cri_setup,t_cri_shape_init,t_cri_shape_sidecar,t_cri_shape_overhead,t_cri_shape_podlevel,t_cri_shape_period,t_cri_shape_guaranteed,t_cri_shape_restart
+e2e-shapes: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
+	@RESULTS_DIR=$(abspath $(B))/results/e2e-shapes EXTRA_APPEND="burstcfs.e2e.only=$(E2E_SHAPES_CASES) $(EXTRA_APPEND)" \
 		tests/e2e/run-both.sh $(KERNEL) $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) $(E2E_TIMEOUT)
 
 image-demo: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)

@@ -14,11 +14,15 @@ export LC_ALL=C.UTF-8
 expect=patched
 only= # burstcfs.e2e.only=t_a,t_b: run just these (development); the plan shrinks accordingly
 selftest= # burstcfs.e2e.selftest=MODE: misbehave for the runner's self-test (tests/e2e/selftest.sh)
+# burstcfs.e2e.teeth=pod-burst-off: the CRI shape cases take the pod's
+# burst away before the run that needs it, and must fail (their teeth).
+teeth=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	burstcfs.expect=*) expect=${arg#*=} ;;
 	burstcfs.e2e.only=*) only=${arg#*=} ;;
 	burstcfs.e2e.selftest=*) selftest=${arg#*=} ;;
+	burstcfs.e2e.teeth=*) teeth=${arg#*=} ;;
 	esac
 done
 ROOTFS=/usr/share/burst-e2e/rootfs
@@ -861,7 +865,7 @@ if [[ -n $only ]]; then
 	IFS=, read -r -a tests <<<"$only"
 fi
 describe() { sed -n "s/^$1() { # //p" "$0" "$BC_CASES" "$CRI_CASES" "$LOAD_CASES"; }
-echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite starts at uptime $(cut -d' ' -f1 /proc/uptime)s"
+echo "# burst-cfs e2e: kernel $(uname -r), expect $expect, $(nproc) vCPUs, suite starts at uptime $(cut -d' ' -f1 /proc/uptime)s${teeth:+, TEETH MODE $teeth (cases must fail)}"
 echo "# $(podman --version), $(crun --version | head -1), crun package $(dpkg-query -W -f='${Version}' crun), podman package $(dpkg-query -W -f='${Version}' podman), root fs $(df -h --output=avail / | tail -1 | tr -d ' ') free"
 # The kernel's package when it was installed from one (make test-node), else none.
 echo "# kernel package $(dpkg-query -W -f='${Version}' "linux-image-$(uname -r)" 2>/dev/null || echo none)"
