@@ -91,7 +91,7 @@ e2e-faults: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 # The shape cases (tests/e2e/cri-cases.sh's cri_shape_tests) after the CRI
 # setup, both kernels side by side; their logs in $(B)/results/e2e-shapes
 # so that they never stand for make test's e2e.
-E2E_SHAPES_CASES := t_cri_setup,t_cri_shape_init,t_cri_shape_sidecar,t_cri_shape_overhead,t_cri_shape_podlevel,t_cri_shape_period,t_cri_shape_guaranteed,t_cri_shape_restart
+E2E_SHAPES_CASES := t_cri_setup,t_cri_shape_init,t_cri_shape_sidecar,t_cri_shape_overhead,t_cri_shape_podlevel,t_cri_shape_period,t_cri_shape_guaranteed,t_cri_shape_restart,t_cri_shape_teeth
 e2e-shapes: $(KERNEL) $(BASELINE) $(IMAGE) $(IMAGE_STOCK_INITRD)
 	@RESULTS_DIR=$(abspath $(B))/results/e2e-shapes EXTRA_APPEND="burstcfs.e2e.only=$(E2E_SHAPES_CASES) $(EXTRA_APPEND)" \
 		tests/e2e/run-both.sh $(KERNEL) $(BASELINE) $(IMAGE_STOCK_INITRD) $(IMAGE) $(E2E_TIMEOUT)

@@ -793,9 +793,22 @@ t_cri_shape_restart() { # shape: a container SIGKILLed (containerd deletes its t
 	cri_case cri_shape_restart
 }
 
+# The shape cases' teeth, in every run: one of them (the pod-level limit,
+# whose quota is the smallest) again with the pod's burst taken away before
+# the run that needs it (burstcfs.e2e.teeth=pod-burst-off does it to all):
+# it must fail.
+t_cri_shape_teeth() { # teeth: the pod-level-limit shape with the pod's burst set to 0 before its load fails
+	teeth=pod-burst-off
+	if cri_case cri_shape_podlevel; then
+		say "the shape case passed without the pod's burst: it has no teeth"
+		return 1
+	fi
+	say "the shape case failed without the pod's burst, as it must"
+}
+
 cri_shape_tests=(
 	t_cri_shape_init t_cri_shape_sidecar t_cri_shape_overhead t_cri_shape_podlevel
-	t_cri_shape_period t_cri_shape_guaranteed t_cri_shape_restart
+	t_cri_shape_period t_cri_shape_guaranteed t_cri_shape_restart t_cri_shape_teeth
 )
 
 cri_tests=(
