@@ -31,6 +31,7 @@ static const struct burst_test *const tests[] = {
 	&test_burst_enabled,
 	&test_nested,
 	&test_long_run,
+	&test_mint,
 	&test_v1,
 };
 
