@@ -12,6 +12,7 @@
  * (ENOENT) and caps the pool at two quotas.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cg.h"
@@ -79,6 +80,31 @@ static int check_both(int running_ret, const char *dir, const char *outcome,
 	return ret;
 }
 
+/* The running group's model's burst counters at its last read before the switch */
+static uint64_t model_bursts, model_burst_time;
+
+/*
+ * The pool the switch cut was not spent: the refill after it must count
+ * no burst for it (cpu.stat's nr_bursts and burst_usec against the model,
+ * from @before, read before the switch, to @after, a refill later). Stock
+ * has no switch and the group used 1 ms of a quota: no burst either.
+ */
+static void burst_counters(const struct pool_read *after, const struct pool_read *before, int ret)
+{
+	long long nr = after->s.nr_bursts - before->s.nr_bursts;
+	long long us = after->s.burst_usec - before->s.burst_usec;
+	long long want_nr = 0, want_us = 0;
+
+	if (expect_patched()) {
+		want_nr = (long long)(run_m.g.nr_bursts - model_bursts);
+		want_us = (long long)((run_m.g.burst_time - model_burst_time) / 1000);
+	}
+	/* usec from cpu.stat, ns in the model: 1 us either way */
+	tap_ok(ret == 0 && nr == want_nr && us >= want_us - 1 && us <= want_us + 1,
+	       "[" F_ENABLED "] switched off, a refill later: nr_bursts +%lld, burst_usec +%lld, model +%lld, +%lld (ret %d)",
+	       nr, us, want_nr, want_us, ret);
+}
+
 /* Restart @cg's period timer with a 1 ms task and take the pool it left as the model's. */
 static int restart_timer(const char *cg, struct pool_model *m, struct pool_read *r)
 {
@@ -122,6 +148,8 @@ static void run(void)
 	ret = restart_timer(CG_RUNNING, &run_m, &rr);
 
 	/* On to off: both pools cut to the quota by the write itself. */
+	model_bursts = run_m.g.nr_bursts;
+	model_burst_time = run_m.g.burst_time;
 	set_enabled("0", 0, 0, "accepted");
 	/* The running group's period of the write: set_enabled() advanced its model there. */
 	off_period = run_m.index;
@@ -139,6 +167,7 @@ static void run(void)
 	period_wait_index(&run_m.clk, off_period + 1, P / 2);
 	ret = pool_read(CG_RUNNING, &run_m.clk, &r);
 	pm_check(&run_m, &r, ret, F_ENABLED " " F_CURBW, "a period later, off: the quota");
+	burst_counters(&r, &rr, ret);
 	tap_ok(ret == 0 && r.s.nr_periods == rr.s.nr_periods + (r.index - rr.index),
 	       "that group's timer ran the refill: nr_periods %lld -> %lld over %lld boundaries",
 	       rr.s.nr_periods, r.s.nr_periods, r.index - rr.index);
@@ -185,4 +214,4 @@ static void run(void)
 	tap_ok(cg_destroy(CG_STOPPED, CG2_ROOT) == 0, "remove %s", CG_STOPPED);
 }
 
-const struct burst_test test_burst_enabled = { "burst-enabled-sysctl", 21, run };
+const struct burst_test test_burst_enabled = { "burst-enabled-sysctl", 22, run };
