@@ -13,7 +13,7 @@
  * Stock is expected to mint at least a quota: the check's teeth, shown on
  * the unpatched kernel in every run of the stock suite.
  */
-#include <stdio.h>
+#include <stdbool.h>
 
 #include "cg.h"
 #include "pool.h"
@@ -41,6 +41,7 @@ static int once(const struct period_clock *clk, long long *got)
 {
 	struct bw_sample s0, s1;
 	long long k, end, flat_since, last;
+	bool in_k;
 	int ret, w;
 
 	period_wait(clk, 5000);
@@ -67,11 +68,16 @@ static int once(const struct period_clock *clk, long long *got)
 	if (!ret && now_usec() < end)
 		sleep_usec(end - now_usec());
 	ret = ret ?: bw_sample(CG, &s1);
+	/*
+	 * The drain, the writes and the window all in period k. Read before
+	 * the hogs are stopped: a throttled task exits only once the next
+	 * refill lets it run.
+	 */
+	in_k = period_now(clk) == k;
 	hog_stop();
 	if (ret)
 		return ret;
-	/* The drain, the writes and the window all in period k. */
-	if (period_now(clk) != k)
+	if (!in_k)
 		return 1;
 	*got = s1.usage - s0.usage;
 	return 0;
