@@ -86,7 +86,8 @@ static uint64_t model_bursts, model_burst_time;
 /*
  * The pool the switch cut was not spent: the refill after it must count
  * no burst for it (cpu.stat's nr_bursts and burst_usec against the model,
- * from @before, read before the switch, to @after, a refill later). Stock
+ * from @before, read before the switch, to @after, a refill later). The
+ * model's pool comes from current_bw (pm_sync()), hence the tag. Stock
  * has no switch and the group used 1 ms of a quota: no burst either.
  */
 static void burst_counters(const struct pool_read *after, const struct pool_read *before, int ret)
@@ -101,7 +102,7 @@ static void burst_counters(const struct pool_read *after, const struct pool_read
 	}
 	/* usec from cpu.stat, ns in the model: 1 us either way */
 	tap_ok(ret == 0 && nr == want_nr && us >= want_us - 1 && us <= want_us + 1,
-	       "[" F_ENABLED "] switched off, a refill later: nr_bursts +%lld, burst_usec +%lld, model +%lld, +%lld (ret %d)",
+	       "[" F_ENABLED " " F_CURBW "] switched off, a refill later: nr_bursts +%lld, burst_usec +%lld, model +%lld, +%lld (ret %d)",
 	       nr, us, want_nr, want_us, ret);
 }
 
