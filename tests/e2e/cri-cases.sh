@@ -672,11 +672,16 @@ cri_shape() {
 		"without ${k_off[0]} periods ${k_off[1]} us (model ${m_none[0]:-?} periods ${m_none[1]:-?} us);" \
 		"containers with: $(for n in "${names[@]}"; do printf '%s %s/%s ' "$n" "$(field nr_throttled "$(cat "$work/$on.$n")")" "$(field throttled_usec "$(cat "$work/$on.$n")")"; done)" \
 		"without: $(for n in "${names[@]}"; do printf '%s %s/%s ' "$n" "$(field nr_throttled "$(cat "$work/$off.$n")")" "$(field throttled_usec "$(cat "$work/$off.$n")")"; done)"
+	# Without the pod's burst the pod must throttle, on ours at least as
+	# often as the model says (the load needs the burst). Not at most: the
+	# model is one CPU's pool, and on two vCPUs the kernel also throttles
+	# when one CPU's slice runs out while the other holds the rest (seen:
+	# 9 where the model said 6, the podlevel shape); that is mainline's
+	# behaviour without a burst, not the burst's.
 	if [[ $expect == patched ]]; then
-		((${#m_none[@]} == 4 && m_none[0] > 0 && k_off[0] >= m_none[0] - BC_TOLERANCE && k_off[0] <= m_none[0] + BC_TOLERANCE)) || rc=1
-	else
-		((k_off[0] > 0 && k_off[0] > k_on[0])) || rc=1
+		((${#m_none[@]} == 4 && m_none[0] > 0 && k_off[0] >= m_none[0] - BC_TOLERANCE)) || rc=1
 	fi
+	((k_off[0] > 0 && k_off[0] > k_on[0])) || rc=1
 	return $rc
 }
 
@@ -781,7 +786,7 @@ cri_shape_restart() {
 	done
 	say "after SIGKILL: ${id:0:12} $state, left: $(cri_left "$id" | tr '\n' ' '); pod-level: $(cat "$dir/cpu.max")|$(cat "$dir/cpu.max.burst")"
 	[[ $state == CONTAINER_EXITED && -z $(cri_left "$id") && $(cat "$dir/cpu.max.burst") == 0 ]] || return 1
-	cri restart --cgroup-driver systemd "$work/shape-restart.json" >"$work/restart.ids" || return 1
+	cri restart --cgroup-driver systemd "$work/shape-restart.json" app >"$work/restart.ids" || return 1
 	read -r _ _ id <"$work/restart.ids"
 	[[ -n $id ]] || return 1
 	cri_ids[app]=$id
