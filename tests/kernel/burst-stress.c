@@ -507,7 +507,7 @@ int main(int argc, char **argv)
 	else
 		tap_diag("lockdep not required (debug_locks %d): make test-stress-debug runs this suite with it",
 			 lockdep_start);
-	ret = ret ?: writers_race(WRITERS_ROUNDS);
+	ret = ret ?: writers_race(need_lockdep ? WRITERS_ROUNDS_DEBUG : WRITERS_ROUNDS);
 	has_sysctls = access("/proc/sys/kernel/" SYSCTL_BURST_ENABLED, F_OK) == 0 &&
 		      access("/proc/sys/kernel/" SYSCTL_BURST_ONSET, F_OK) == 0;
 	tap_ok(has_sysctls, "the kernel has both burst sysctls");
