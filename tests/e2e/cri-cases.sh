@@ -729,8 +729,8 @@ t_cri_shape_overhead() { # shape: RuntimeClass overhead 100m on apps 200m + 200m
 
 # PodLevelResources: the pod's limit (300m) below the containers' sum
 # (400m). Bursts of 15 ms each: their sum (30000) is within the pod's quota,
-# which Debian's kernel requires of the pod's burst (crun refuses a start
-# that would put it above: docs/kubernetes.md).
+# which Debian's kernel requires of the pod's burst (above it crun lowers
+# the pod's burst to the quota and says so: docs/kubernetes.md).
 cri_shape_podlevel() {
 	cri_manifest shape-podlevel '{"run.oci.cpu.burst":"15ms"}' "\"runtimeClassName\":\"crun\",\"resources\":{\"limits\":{\"cpu\":\"300m\"}},\"containers\":[$(cri_shape_ctr a '{"limits":{"cpu":"200m"}}'),$(cri_shape_ctr b '{"limits":{"cpu":"200m"}}')]"
 	cri_run_manifest shape-podlevel --cgroup-driver systemd || return 1
