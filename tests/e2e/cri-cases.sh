@@ -337,6 +337,14 @@ cri_unthrottled() {
 	fi
 }
 
+# cri_pod_one DRIVER HANDLER: a pod of one container, 200m, with the pod's
+# burst annotation: container and pod-level cgroup at 20000 100000, burst
+# 20000.
+cri_pod_one() {
+	cri_run_pod "pod-$1" "$2" "$1" "$CRI_POD_ANN" "$(cri_ctr on 200m)" &&
+		cri_expect on "20000 100000" 20000 && cri_pod_expect on "20000 100000" 20000
+}
+
 # cri_pod_pair DRIVER HANDLER: a pod of one container under the bursty load,
 # with the pod-level burst crun gives it, then with the pod's burst set to 0
 # by hand (what a node without it has: the kubelet's pod cgroup has none),
@@ -347,9 +355,7 @@ cri_unthrottled() {
 cri_pod_pair() {
 	local driver=$1 handler=$2 off thr model pod
 	off=pod-off-$driver
-	cri_run_pod "pod-$driver" "$handler" "$driver" "$CRI_POD_ANN" "$(cri_ctr on 200m)" || return 1
-	cri_expect on "20000 100000" 20000 && cri_pod_expect on "20000 100000" 20000 || return 1
-	cri_spin on "pod-on-$driver" "${CRI_SPIN[@]}" || return 1
+	cri_pod_one "$driver" "$handler" && cri_spin on "pod-on-$driver" "${CRI_SPIN[@]}" || return 1
 	pod=$(cri_pod_dir "${cri_ids[on]}") && echo 0 >"$pod/cpu.max.burst" || return 1
 	cri_pod_expect on "20000 100000" 0 && cri_spin on "$off" "${CRI_SPIN[@]}" || return 1
 	timeout "$TMO" crun --root "$CRI_CRUN_ROOT" update --cpu-burst 20000 "${cri_ids[on]}" 2>"$work/err" ||
@@ -428,9 +434,12 @@ t_cri_pod_systemd() { # systemd driver (only the allowed annotation reaches crun
 	cri_case cri_pod_systemd
 }
 
+# The kernel meets the same pod-level pool under either driver: the load
+# with and without the pod's burst runs under systemd's only; here the
+# path, the rewrite and a resize, then the load at the new size.
 cri_pod_cgroupfs() {
 	local m=$work/pod-cgroupfs.json
-	cri_pod_pair cgroupfs crun-cgroupfs || return 1
+	cri_pod_one cgroupfs crun-cgroupfs || return 1
 	cri_expect on "20000 100000" 20000 "^$CG/kubepods/burstable/pod[0-9a-f-]+/${cri_ids[on]}$" || return 1
 	# The pod's cpu.max written again in two fields, as a resize writes it
 	# (the kubelet does not write it at a pod sync), then a resize.
@@ -438,7 +447,7 @@ cri_pod_cgroupfs() {
 		cri_resize_check cgroupfs "$m" on 400m "40000 100000" &&
 		cri_spin on cgroupfs-grown "${CRI_SPIN_400[@]}" && cri_unthrottled cgroupfs-grown 40000
 }
-t_cri_pod_cgroupfs() { # cgroupfs driver (/kubepods/burstable/pod<uid>): the same pair, then a two-field cpu.max rewrite (rewrite-pod) and a resize to 400m keep the pod's burst
+t_cri_pod_cgroupfs() { # cgroupfs driver (/kubepods/burstable/pod<uid>): the pod-level burst, kept through a two-field cpu.max rewrite (rewrite-pod) and a resize to 400m, under which the load is unthrottled at pod and container
 	cri_case cri_pod_cgroupfs
 }
 

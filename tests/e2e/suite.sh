@@ -303,7 +303,9 @@ t_spin_no_burst() { # quota 20 ms / 100 ms, no burst, asked 0.6 CPU throughout: 
 # A request of burst-spin that took this much CPU beyond its spin was
 # charged time it never spun: the emulator stalled in it (under TCG a host
 # stall, likelier with the other kernel's boot beside this one, charges
-# tens of ms). The CRI cases' "must not throttle" runs are run again only
+# tens of ms). A request's CPU counts from the end of the one before, so
+# a stall charged while the thread woke up, before its spin, shows too:
+# the pool pays for it all the same. The CRI cases' "must not throttle" runs are run again only
 # when one of their requests shows such a stall, never because they
 # throttled.
 STALL_US=5000
