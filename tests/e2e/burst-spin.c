@@ -12,7 +12,7 @@
  *   burst-spin: requests=N cpu_ms=C interval_ms=I elapsed_us=E
  *     usage_usec=U nr_periods=P nr_throttled=T throttled_usec=TU
  *     nr_bursts=B burst_usec=BU delay_p50_us=D50 delay_max_us=DMAX
- *     start_us=T0 request_cpu_us=R1,R2,...
+ *     start_us=T0 request_cpu_us=R1,R2,... request_delay_us=D1,D2,...
  *
  * (cpu.stat fields are deltas over the measured run; a field the kernel does
  * not have prints as -1.) Request i is due at T0 + i * INTERVAL, T0 being
@@ -24,6 +24,8 @@
  * thread time, cannot show either. That is the run's own demand, which the
  * e2e suite replays through the model (tests/e2e/burstctl.sh) and whose
  * excess over C is its stall rule (tests/e2e/suite.sh, spin_stalled).
+ * Di is request i's delay, so a throttle in a run that should have none
+ * names the request that waited.
  * Then it idles for the tail (-t), so a recording of its
  * cgroup can end before its exit does.
  * -P POD_CPU_STAT snapshots a second cgroup's cpu.stat at the same moments
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
 {
 	long n = 8, interval_ms = 400, cpu_ms = 30, warmup_ms = 600, tail_ms = 0;
 	const char *stat = "/sys/fs/cgroup/cpu.stat", *pod_stat = NULL;
-	static long long delay[MAX_REQ];
+	static long long delay[MAX_REQ], sorted[MAX_REQ];
 	static long long cpu[MAX_REQ];
 	long long s0[NFIELDS], s1[NFIELDS], p0[NFIELDS], p1[NFIELDS], t0, t1, paid, start_us = -1;
 	size_t k;
@@ -182,16 +184,20 @@ int main(int argc, char **argv)
 	if (read_stat(stat, s1) || (pod_stat && read_stat(pod_stat, p1)))
 		return 1;
 
-	qsort(delay, n, sizeof(delay[0]), cmp_ll);
+	memcpy(sorted, delay, n * sizeof(delay[0]));
+	qsort(sorted, n, sizeof(sorted[0]), cmp_ll);
 	printf("burst-spin: requests=%ld cpu_ms=%ld interval_ms=%ld elapsed_us=%lld",
 	       n, cpu_ms, interval_ms, (t1 - t0) / 1000);
 	for (k = 0; k < NFIELDS; k++)
 		printf(" %s=%lld", fields[k],
 		       s0[k] < 0 || s1[k] < 0 ? -1 : s1[k] - s0[k]);
-	printf(" delay_p50_us=%lld delay_max_us=%lld start_us=%lld request_cpu_us=", delay[n / 2],
-	       delay[n - 1], t0 / 1000);
+	printf(" delay_p50_us=%lld delay_max_us=%lld start_us=%lld request_cpu_us=", sorted[n / 2],
+	       sorted[n - 1], t0 / 1000);
 	for (i = 0; i < n; i++)
 		printf("%s%lld", i ? "," : "", cpu[i] / 1000);
+	printf(" request_delay_us=");
+	for (i = 0; i < n; i++)
+		printf("%s%lld", i ? "," : "", delay[i]);
 	for (k = 0; pod_stat && k < NFIELDS; k++)
 		printf(" pod_%s=%lld", fields[k], p0[k] < 0 || p1[k] < 0 ? -1 : p1[k] - p0[k]);
 	putchar('\n');
