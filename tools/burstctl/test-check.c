@@ -96,29 +96,32 @@ static void expect_verdict(const struct bc_check *c, bool ok, const char *piece,
 		tap_diag("ok %d, reason: %s", c->ok, tap_escape(c->reason));
 }
 
+/* tmp/name's first len - 1 bytes in buf, a string; empty if it cannot be read. */
+static void read_output(const char *tmp, const char *name, char *buf, size_t len)
+{
+	char path[4200];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	f = fopen(path, "r");
+	n = f ? fread(buf, 1, len - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
 /* Run the binary; its stdout in out (up to len), stderr in err. The exit status. */
 static int run_bin(const char *bin, const char *tmp, const char *args, char *out, size_t len,
 		   char *err, size_t elen)
 {
-	char cmd[8192], path[4200];
-	size_t n;
-	FILE *f;
+	char cmd[8192];
 	int st;
 
 	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' check %s >check.out 2>check.err", tmp, bin, args);
 	st = system(cmd);
-	snprintf(path, sizeof(path), "%s/check.out", tmp);
-	f = fopen(path, "r");
-	n = f ? fread(out, 1, len - 1, f) : 0;
-	out[n] = '\0';
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "%s/check.err", tmp);
-	f = fopen(path, "r");
-	n = f ? fread(err, 1, elen - 1, f) : 0;
-	err[n] = '\0';
-	if (f)
-		fclose(f);
+	read_output(tmp, "check.out", out, len);
+	read_output(tmp, "check.err", err, elen);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
