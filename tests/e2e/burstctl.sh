@@ -70,8 +70,9 @@ bc_sleep_until() {
 	((left > 0)) && sleep "$((left / 1000)).$(printf %03d $((left % 1000)))"
 	return 0
 }
-# bc_end WARMUP_MS: when the last request is done, in ms after the start.
-bc_end() { echo $(($1 + 7 * 430 + 30 + 500)); }
+# bc_end WARMUP_MS: when the last request is done, in ms after the start
+# (burst-spin's first request is 200 ms after its warm-up's snapshot).
+bc_end() { echo $(($1 + 200 + 7 * 430 + 30 + 500)); }
 # bc_finish NAME: wait for the workload, keep its burst-spin line in $work/NAME, remove it.
 bc_finish() {
 	pm wait "$1" >/dev/null 2>&1
