@@ -61,7 +61,8 @@ CHANGED = [
     "__set_cfs_bandwidth_pool", "__cfs_schedulable", "cpu_max_write", "cpu_max_usec",
     "cpu_period_quota_parse", "cpu_period_quota_print", "cpu_max_show",
     "cpu_cfs_burst_write_u64", "cpu_cfs_stat_show", "cpu_extra_stat_show",
-    "cfs_bandwidth_settle_pools", "sched_cfs_bw_burst_enabled_handler",
+    "cfs_bandwidth_switch_burst", "__set_cfs_bandwidth_burst_enabled",
+    "sched_cfs_bw_burst_enabled_handler",
     "init_cfs_bandwidth", "init_cfs_rq_runtime", "cfs_bandwidth_stat_read",
     "cpu_max_fields", "cfs_bandwidth_buffer", "cfs_bandwidth_credit", "cfs_bandwidth_onset",
     "cfs_bandwidth_available", "sched_cfs_bandwidth_slice",
@@ -102,12 +103,13 @@ NOTES = {
               "by the switch), and its slice handout `__assign_cfs_rq_runtime` out of "
               "`__account_cfs_rq_runtime`: calls and returns, and the cap and burst "
               "accounting of the carried-over quota.",
-    "switch": "per limited group a write takes the group's bandwidth lock, credits the "
-              "periods its stopped timer missed (`__refill_cfs_bandwidth_idle_periods`, whose "
-              "`hrtimer_forward_now` reads the clock: `ktime_get`, and `read_tsc` through a "
-              "retpoline thunk, the largest share of a group's cost in the table below) and caps the pool "
-              "(`cfs_bandwidth_settle_pools`); reading the clock once per write rather than once "
-              "per group would save most of the clock's share.",
+    "switch": "a write walks the cpu controller's groups once (`cfs_bandwidth_switch_burst`, "
+              "`css_next_descendant_pre`); per limited group it takes the group's bandwidth "
+              "lock, credits the periods its stopped timer missed under the old setting "
+              "(`__refill_cfs_bandwidth_idle_periods`, whose `hrtimer_forward_now` reads the "
+              "clock: `ktime_get`, and `read_tsc` through a retpoline thunk) and caps the pool "
+              "under the new one (`__set_cfs_bandwidth_burst_enabled`); reading the clock once "
+              "per write rather than once per group would save most of the clock's share.",
     "wake": "the wake-up restarts the period timer and, with the series, first credits the "
             "periods it was stopped for (`__refill_cfs_bandwidth_idle_periods`, "
             "`hrtimer_forward`, the refill); the rest is the same scheduling on both kernels.",
@@ -388,8 +390,8 @@ def render(path, md):
         g = max(p["groups"] for p in phases if p["op"] == "switch")
         v = mean(list(sw.values()))
         out += ["", f"The switch exists on ours alone: a write costs {v:,.0f} instructions with "
-                f"{g:,} limited groups, {v / g:,.1f} per group (it settles every limited group's "
-                "pool under the new setting, `cfs_bandwidth_settle_pools`); it is written by an "
+                f"{g:,} limited groups, {v / g:,.1f} per group (it applies the new setting to each "
+                "limited group in turn, `cfs_bandwidth_switch_burst`); it is written by an "
                 "operator, never on a scheduling path."]
     out += ["", "### Why the figures differ, from the code", ""]
     out += [f"- **{op}**: {why}" for op, why in NOTES.items()]

@@ -120,7 +120,7 @@ int bwm_set(struct bwm_group *g, uint64_t period, uint64_t quota, uint64_t burst
 	return 0;
 }
 
-/* sched_cfs_bw_burst_enabled_handler(): cfs_bandwidth_settle_pools() */
+/* cfs_bandwidth_switch_burst(): __set_cfs_bandwidth_burst_enabled() */
 void bwm_burst_switched(struct bwm_group *g)
 {
 	uint64_t pool;

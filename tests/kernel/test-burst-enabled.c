@@ -7,7 +7,8 @@
  * before it are credited under the old value, switching off cuts each pool
  * to its quota, switching on credits nothing for the periods spent off (a
  * task that wakes the idle group then is served one quota and throttled,
- * not a burst it never saved). Bad values are EINVAL and change nothing.
+ * not a burst it never saved). A group limited while the switch is off
+ * starts under it. Bad values are EINVAL and change nothing.
  * Pools are compared with the model (pool.h). Stock has no such sysctl
  * (ENOENT) and caps the pool at two quotas.
  */
@@ -22,12 +23,13 @@
 
 #define CG_RUNNING CG2_ROOT "/enabled-running"
 #define CG_STOPPED CG2_ROOT "/enabled-stopped"
+#define CG_LATE CG2_ROOT "/enabled-late"
 #define Q QUOTA_US
 #define P PERIOD_US
 /* Asked of the idle group right after the switch back on: more than a quota and a refill. */
 #define SPEND_US (4 * Q)
 
-static struct pool_model run_m, stop_m;
+static struct pool_model run_m, stop_m, late_m;
 
 /* Write the switch inside the current period (checked) and apply it to both models. */
 static void set_enabled(const char *val, int want_ret, long long want, const char *what)
@@ -179,11 +181,26 @@ static void run(void)
 	       r.s.nr_periods);
 
 	/*
+	 * A group limited while off saves nothing either: the write walked
+	 * the groups limited then, this one takes the switch's value when it
+	 * gets its limit.
+	 */
+	ret = pm_new_group(&late_m, CG_LATE, Q, P, burst);
+	late_m.sys.burst_enabled = p ? 0 : 1;
+	tap_ok(ret == 0, "[" F_ABOVE "] %s limited while off: quota %lld, burst %lld (ret %d)",
+	       CG_LATE, Q, burst, ret);
+
+	/*
 	 * Off to on, after three more periods off: the running group's timer
 	 * restarted just before, the other's stopped all along. Neither gets
 	 * anything for the periods that ended while off.
 	 */
 	period_wait_index(&stop_m.clk, r.index + 3, 5000);
+	period_wait_index(&late_m.clk, late_m.start + 2, 5000);
+	ret = pool_read(CG_LATE, &late_m.clk, &r);
+	pm_check(&late_m, &r, ret, F_ENABLED " " F_CURBW,
+		 "limited while off, idle two periods: the quota, nothing saved");
+	tap_ok(cg_destroy(CG_LATE, CG2_ROOT) == 0, "remove %s", CG_LATE);
 	ret = restart_timer(CG_RUNNING, &run_m, &rr);
 	set_enabled("1", 0, 1, "accepted");
 	ret = check_both(ret, "on", "nothing credited for the periods off", &rs);
@@ -215,4 +232,4 @@ static void run(void)
 	tap_ok(cg_destroy(CG_STOPPED, CG2_ROOT) == 0, "remove %s", CG_STOPPED);
 }
 
-const struct burst_test test_burst_enabled = { "burst-enabled-sysctl", 22, run };
+const struct burst_test test_burst_enabled = { "burst-enabled-sysctl", 25, run };
