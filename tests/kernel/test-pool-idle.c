@@ -72,9 +72,11 @@ static void run(void)
 	 * used below where it was. That holds while the
 	 * child needs one slice, so the slice is made 50 ms for the check
 	 * (forking and exiting cost it several ms under TCG). A run that the
-	 * guest stalled in is done again, from a clean runqueue (rewriting
-	 * cpu.max zeroes what it kept) once the timer it restarted has stopped
-	 * again, three periods later.
+	 * guest stalled in is done again, from a clean runqueue and the same
+	 * pool as the first try: the limit is removed and set again (a new
+	 * limit starts with one quota and drops what the runqueue kept), and
+	 * the timer it restarts stops again three periods later. A pool the
+	 * wait had filled to its cap would hide a credit too many.
 	 */
 	ret = sysctl_write(SLICE_SYSCTL, "50000");
 	for (tries = 1; !ret; tries++) {
@@ -86,7 +88,8 @@ static void run(void)
 			break;
 		tap_diag("the woken child used %lld us (periods %lld..%lld): again", u1 - u0, r1.index,
 			 r.index);
-		ret = bw_reset(CG);
+		ret = cg_write(CG, "cpu.max", "max");
+		ret = ret ?: cg_write(CG, "cpu.max", "%lld %lld", Q, P);
 		period_wait_index(&clk, r.index + 3, P / 2);
 		ret = ret ?: pool_read(CG, &clk, &r1);
 	}
