@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "../../lib/cgfile.h"
 #include "bc.h"
 #include "test.h"
 
@@ -99,16 +100,8 @@ static void expect_verdict(const struct bc_check *c, bool ok, const char *piece,
 /* tmp/name's first len - 1 bytes in buf, a string; empty if it cannot be read. */
 static void read_output(const char *tmp, const char *name, char *buf, size_t len)
 {
-	char path[4200];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, name);
-	f = fopen(path, "r");
-	n = f ? fread(buf, 1, len - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
+	if (cgfile_read(tmp, name, buf, len))
+		buf[0] = '\0';
 }
 
 /* Run the binary; its stdout in out (up to len), stderr in err. The exit status. */
