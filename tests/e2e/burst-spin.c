@@ -7,12 +7,14 @@
  * time spent queued or throttled. After a warm-up (container start-up cost
  * stays out of the numbers) the program snapshots its own cgroup's cpu.stat
  * (the container's cgroup namespace puts it at /sys/fs/cgroup), serves N
- * requests at a fixed rate, snapshots again and prints one line:
+ * requests at a fixed rate, snapshots again 200 ms after the last request
+ * (the same gap as before the first) and prints one line:
  *
  *   burst-spin: requests=N cpu_ms=C interval_ms=I elapsed_us=E
  *     usage_usec=U nr_periods=P nr_throttled=T throttled_usec=TU
  *     nr_bursts=B burst_usec=BU delay_p50_us=D50 delay_max_us=DMAX
  *     start_us=T0 request_cpu_us=R1,R2,... request_delay_us=D1,D2,...
+ *     startup_usage_usec=SU startup_nr_throttled=ST startup_throttled_usec=STU
  *
  * (cpu.stat fields are deltas over the measured run; a field the kernel does
  * not have prints as -1.) Request i is due at T0 + i * INTERVAL, T0 being
@@ -26,14 +28,17 @@
  * e2e suite replays through the model (tests/e2e/burstctl.sh) and whose
  * excess over C is its stall rule (tests/e2e/suite.sh, spin_stalled).
  * Di is request i's delay, so a throttle in a run that should have none
- * names the request that waited.
+ * names the request that waited. startup_* are the same deltas from the
+ * program's start to the snapshot: what its own start-up cost the group
+ * (and a throttle that caused), kept out of the run's figures.
  * Then it idles for the tail (-t), so a recording of its
  * cgroup can end before its exit does.
  * -P POD_CPU_STAT snapshots a second cgroup's cpu.stat at the same moments
  * (the pod-level cgroup, read from outside the container) and adds its
  * deltas as pod_FIELD=VALUE.
  * -S START_US puts the first request at that CLOCK_MONOTONIC microsecond
- * instead (the warm-up is then until it): loads in several containers,
+ * instead (the warm-up is then until 200 ms before it, the snapshot's
+ * gap; START_US must be at least that far ahead): loads in several containers,
  * each started by its own slow `crun exec`, meet at the times a test
  * chose, whenever each process got going.
  * Exit 0, or 2 on bad arguments, 1 on errors.
@@ -109,10 +114,11 @@ static void usage(FILE *f)
 		"  -i  milliseconds between request arrivals (default 400)\n"
 		"  -c  CPU milliseconds each request spins (default 30)\n"
 		"  -w  milliseconds to idle before measuring (default 600)\n"
-		"  -S  the first request at this CLOCK_MONOTONIC microsecond (instead of -w)\n"
+		"  -S  the first request at this CLOCK_MONOTONIC microsecond, at least %d ms ahead (instead of -w)\n"
 		"  -t  milliseconds to idle after the report, before exiting (default 0)\n"
 		"  -s  cpu.stat to read (default /sys/fs/cgroup/cpu.stat)\n"
-		"  -P  a second cpu.stat read at the same moments, printed as pod_FIELD\n", MAX_REQ);
+		"  -P  a second cpu.stat read at the same moments, printed as pod_FIELD\n", MAX_REQ,
+		SNAPSHOT_GAP_MS);
 }
 
 static long arg_long(const char *s, long lo, long hi, char opt)
@@ -135,7 +141,7 @@ int main(int argc, char **argv)
 	const char *stat = "/sys/fs/cgroup/cpu.stat", *pod_stat = NULL;
 	static long long delay[MAX_REQ], sorted[MAX_REQ];
 	static long long cpu[MAX_REQ];
-	long long s0[NFIELDS], s1[NFIELDS], p0[NFIELDS], p1[NFIELDS], t0, t1, paid, start_us = -1;
+	long long sw[NFIELDS], s0[NFIELDS], s1[NFIELDS], p0[NFIELDS], p1[NFIELDS], t0, t1, paid, start_us = -1;
 	size_t k;
 	int opt;
 	long i;
@@ -159,12 +165,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (start_us < 0)
-		usleep(warmup_ms * 1000);
-	else if (start_us * 1000 < now_ns(CLOCK_MONOTONIC)) {
-		fprintf(stderr, "burst-spin: -S %lld is in the past (now %lld)\n", start_us,
-			now_ns(CLOCK_MONOTONIC) / 1000);
+	/*
+	 * What the start-up cost the group (this program's exec, and under
+	 * TCG a stall charged to it) is read first and kept out of the
+	 * run's figures: the snapshot is taken once the warm-up has let the
+	 * group refill. A throttle the start-up caused shows as startup_*.
+	 */
+	if (read_stat(stat, sw))
 		return 1;
+	if (start_us < 0) {
+		usleep(warmup_ms * 1000);
+	} else {
+		long long snap_ns = start_us * 1000 - SNAPSHOT_GAP_MS * 1000000LL;
+
+		if (snap_ns < now_ns(CLOCK_MONOTONIC)) {
+			fprintf(stderr,
+				"burst-spin: -S %lld is less than %d ms ahead (now %lld)\n",
+				start_us, SNAPSHOT_GAP_MS, now_ns(CLOCK_MONOTONIC) / 1000);
+			return 1;
+		}
+		sleep_until(snap_ns);
 	}
 	if (read_stat(stat, s0) || (pod_stat && read_stat(pod_stat, p0)))
 		return 1;
@@ -190,6 +210,13 @@ int main(int argc, char **argv)
 		delay[i] = (now_ns(CLOCK_MONOTONIC) - arrive - cpu_ms * 1000000LL) / 1000;
 	}
 	t1 = now_ns(CLOCK_MONOTONIC);
+	/*
+	 * The closing snapshot the same gap after the last request: its read
+	 * costs the group CPU too, and taken at once it could overdraw a pool
+	 * the last request left nearly empty and count a throttle that no
+	 * request met. Every throttle of a request has ended by now.
+	 */
+	sleep_until(t1 + SNAPSHOT_GAP_MS * 1000000LL);
 	if (read_stat(stat, s1) || (pod_stat && read_stat(pod_stat, p1)))
 		return 1;
 
@@ -207,6 +234,10 @@ int main(int argc, char **argv)
 	printf(" request_delay_us=");
 	for (i = 0; i < n; i++)
 		printf("%s%lld", i ? "," : "", delay[i]);
+	for (k = 0; k < NFIELDS; k++)
+		if (k == 0 || k == 2 || k == 3)
+			printf(" startup_%s=%lld", fields[k],
+			       sw[k] < 0 || s0[k] < 0 ? -1 : s0[k] - sw[k]);
 	for (k = 0; pod_stat && k < NFIELDS; k++)
 		printf(" pod_%s=%lld", fields[k], p0[k] < 0 || p1[k] < 0 ? -1 : p1[k] - p0[k]);
 	putchar('\n');
