@@ -32,6 +32,7 @@ static const struct burst_test *const tests[] = {
 	&test_nested,
 	&test_long_run,
 	&test_mint,
+	&test_late_timer,
 	&test_v1,
 };
 

@@ -30,6 +30,7 @@ extern const struct burst_test test_nested;
 extern const struct burst_test test_long_run;
 extern const struct burst_test test_v1;
 extern const struct burst_test test_mint;
+extern const struct burst_test test_late_timer;
 
 /* The largest quota or burst the kernel takes: MAX_BW usec. */
 #define MAX_CFS_RUNTIME_US	17592186044415LL
