@@ -69,7 +69,7 @@ INITRAMFS := $(B)/tests/initramfs.cpio.gz
 .PHONY: all deps deps-kernel kernel kernel-debug kernel-kcsan kernel-mainline kernel-6.12 test-kernel-6.12 \
 	check-series-6.12 checkpatch-6.12 test-series-prefixes-6.12 kernel-debug-6.12 kernel-kcsan-6.12 \
 	test-stress-debug-6.12 test-kcsan-6.12 baseline initramfs check check-series \
-	checkpatch check-model check-host check-series-builds test-series-prefixes test-kernel-teeth test test-harness test-kernel \
+	checkpatch check-model check-host check-series-builds test-series-prefixes test-kernel-teeth test-kernel-teeth-6.12 test test-harness test-kernel \
 	test-kernel-patched test-kernel-stock \
 	test-stress test-stress-debug test-kcsan demo demo-kernel test-demo-shape clean
 
@@ -248,6 +248,12 @@ test-series-prefixes: $(KERNEL_TREE_STAMP) $(INITRAMFS)
 # whole series, and the checks it names must fail.
 test-kernel-teeth: $(KERNEL_TREE_STAMP) $(INITRAMFS)
 	@scripts/kernel-teeth.sh $(KERNEL_SRC) $(INITRAMFS) $(B)/results/teeth $(GUEST_FRAGMENT)
+
+# The same faults in the 6.12 series (kernel/6.12/teeth: the two that
+# touch the switch's code differ in context only).
+test-kernel-teeth-6.12: $(KERNEL_TREE_STAMP_612) $(INITRAMFS)
+	@TEETH_DIR=kernel/6.12/teeth scripts/kernel-teeth.sh $(KERNEL_SRC_612) $(INITRAMFS) \
+		$(B)/results/6.12/teeth $(GUEST_FRAGMENT_612)
 
 # The harness itself: every way a guest can go wrong must fail the run.
 test-harness: $(BASELINE) $(INITRAMFS) tests/lib/verdict.sh

@@ -6,6 +6,8 @@
 # "Must fail:" lines name (a substring of the check's description). Writes
 # RESULTS_DIR/teeth.md, the table docs/kernel.md shows.
 # Usage: scripts/kernel-teeth.sh KERNEL_SRC INITRAMFS RESULTS_DIR FRAGMENT...
+# Environment: TEETH_DIR, the faults' directory for KERNEL_SRC's series
+# (default kernel/teeth, the 6.1 series'; kernel/6.12/teeth for 6.12's).
 # KERNEL_SRC must have the series applied by scripts/kernel-tree.sh. The
 # builds run in a git worktree DIR/teeth/src beside it, in DIR/teeth/obj-guest:
 # from there the sources are ../src, as for our kernel, so ccache answers for
@@ -18,6 +20,8 @@ initramfs=$(realpath "$2")
 out=$(realpath -m "$3")
 shift 3
 top=$(cd "$(dirname "$0")/.." && pwd)
+teeth_dir=$(realpath "${TEETH_DIR:-$top/kernel/teeth}")
+compgen -G "$teeth_dir/*.diff" >/dev/null || { echo "kernel-teeth: no faults (*.diff) in $teeth_dir" >&2; exit 2; }
 base=$(dirname "$src")/teeth
 tree=$base/src
 obj=$base/obj-guest
@@ -30,12 +34,12 @@ series_head=$(git -C "$src" rev-parse HEAD)
 mkdir -p "$out"
 table=$out/teeth.md
 {
-	echo "| fault (kernel/teeth/) | checks failing | the named checks that must fail |"
+	echo "| fault (${teeth_dir#"$top"/}/) | checks failing | the named checks that must fail |"
 	echo "| --- | --- | --- |"
 } >"$table"
 
 bad=0
-for fault in "$top"/kernel/teeth/*.diff; do
+for fault in "$teeth_dir"/*.diff; do
 	name=$(basename "$fault" .diff)
 	# The same fault gives the same commit, tree and cached kernel in every clone.
 	worktree_at_series_plus "$src" "$tree" "$fault" "teeth: $name"
