@@ -91,6 +91,12 @@ static int read_stat(const char *path, long long *out)
 	return 0;
 }
 
+/* Field @k's rise from snapshot @a to @b; -1 when the kernel lacks it. */
+static long long stat_delta(const long long *a, const long long *b, size_t k)
+{
+	return a[k] < 0 || b[k] < 0 ? -1 : b[k] - a[k];
+}
+
 static void sleep_until(long long t_ns)
 {
 	struct timespec ts = { t_ns / 1000000000LL, t_ns % 1000000000LL };
@@ -225,8 +231,7 @@ int main(int argc, char **argv)
 	printf("burst-spin: requests=%ld cpu_ms=%ld interval_ms=%ld elapsed_us=%lld",
 	       n, cpu_ms, interval_ms, (t1 - t0) / 1000);
 	for (k = 0; k < NFIELDS; k++)
-		printf(" %s=%lld", fields[k],
-		       s0[k] < 0 || s1[k] < 0 ? -1 : s1[k] - s0[k]);
+		printf(" %s=%lld", fields[k], stat_delta(s0, s1, k));
 	printf(" delay_p50_us=%lld delay_max_us=%lld start_us=%lld request_cpu_us=", sorted[n / 2],
 	       sorted[n - 1], t0 / 1000);
 	for (i = 0; i < n; i++)
@@ -236,10 +241,9 @@ int main(int argc, char **argv)
 		printf("%s%lld", i ? "," : "", delay[i]);
 	for (k = 0; k < NFIELDS; k++)
 		if (k == 0 || k == 2 || k == 3)
-			printf(" startup_%s=%lld", fields[k],
-			       sw[k] < 0 || s0[k] < 0 ? -1 : s0[k] - sw[k]);
+			printf(" startup_%s=%lld", fields[k], stat_delta(sw, s0, k));
 	for (k = 0; pod_stat && k < NFIELDS; k++)
-		printf(" pod_%s=%lld", fields[k], p0[k] < 0 || p1[k] < 0 ? -1 : p1[k] - p0[k]);
+		printf(" pod_%s=%lld", fields[k], stat_delta(p0, p1, k));
 	putchar('\n');
 	fflush(stdout);
 	usleep(tail_ms * 1000);
