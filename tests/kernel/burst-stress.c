@@ -585,7 +585,7 @@ int main(int argc, char **argv)
 	}
 	{
 		struct bw_sample s0[NLEAVES], s1[NLEAVES];
-		long long lo = 20000 * 10 / 2, hi = 0, elapsed;
+		long long lo = 20000 * 10 / 2, hi, elapsed;
 
 		/*
 		 * An armed period timer keeps its old expiry when the period

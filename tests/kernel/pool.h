@@ -68,8 +68,10 @@ struct pool_read {
  * period @period_us. Once no other group's period timer is armed (waited
  * for, up to 2 s), a limit written to the group arms its timer at the next
  * boundary, /proc/timer_list shows that expiry, and the limit comes off
- * again; the timer then stops (waited for, up to 2 s). On a 6.1
- * kernel without the series the phase is 0 (its code), and nothing is
+ * again; the timer then stops (waited for, up to 2 s). When more than one
+ * timer is armed after the limit (another group's woke in between), all of
+ * that is done again, up to 3 times, each printed (pool.c, LEARN_TRIES).
+ * On a 6.1 kernel without the series the phase is 0 (its code), and nothing is
  * written. One line of diagnostics says what was learnt. 0 or -errno.
  *
  * Should a boundary fall in the milliseconds the learning limit is on, the
